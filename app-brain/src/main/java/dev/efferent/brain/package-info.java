@@ -1,0 +1,4 @@
+/**
+ * The brain application: not exported.
+ */
+package dev.efferent.brain;

@@ -1,0 +1,4 @@
+/**
+ * The worker application: not exported.
+ */
+package dev.efferent.worker;

@@ -1,0 +1,5 @@
+/**
+ * Plugin lookup over {@link java.util.ServiceLoader}: named selection, duplicate detection and diagnostics
+ * that name the module at fault.
+ */
+package dev.efferent.core.plugin;

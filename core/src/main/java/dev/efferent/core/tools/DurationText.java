@@ -1,0 +1,26 @@
+package dev.efferent.core.tools;
+
+import java.time.Duration;
+
+/** Durations as people read them in messages: {@code 30s}, {@code 1500ms}, {@code 5m}, {@code 1h 30m}. */
+public final class DurationText {
+    private DurationText() {
+    }
+
+    /** {@code duration} in the shortest exact form. */
+    public static String of(Duration duration) {
+        long ms = duration.toMillis();
+        if (ms % 1000 != 0 || ms == 0) {
+            return ms + "ms";
+        }
+        long s = ms / 1000;
+        if (s % 60 != 0) {
+            return s + "s";
+        }
+        long m = s / 60;
+        if (m % 60 != 0) {
+            return m >= 60 ? (m / 60) + "h " + (m % 60) + "m" : m + "m";
+        }
+        return (m / 60) + "h";
+    }
+}

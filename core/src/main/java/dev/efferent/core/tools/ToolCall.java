@@ -1,0 +1,26 @@
+package dev.efferent.core.tools;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One call of a tool.
+ *
+ * @param taskId  the task it runs for
+ * @param tool    the tool's name
+ * @param params  the params, a JSON object
+ * @param timeout how long it may run; the call fails "timed out after …" then
+ */
+public record ToolCall(String taskId, String tool, ObjectNode params, Duration timeout) {
+    public ToolCall {
+        Objects.requireNonNull(taskId, "taskId");
+        Objects.requireNonNull(tool, "tool");
+        Objects.requireNonNull(params, "params");
+        Objects.requireNonNull(timeout, "timeout");
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        }
+    }
+}

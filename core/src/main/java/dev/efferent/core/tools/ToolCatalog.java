@@ -1,0 +1,168 @@
+package dev.efferent.core.tools;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SchemaValidatorsConfig;
+import com.networknt.schema.SpecVersion;
+import dev.efferent.core.plugin.PluginException;
+import dev.efferent.core.plugin.PluginInfo;
+import dev.efferent.core.plugin.PluginRegistry;
+import dev.efferent.tools.spi.Settings;
+import dev.efferent.tools.spi.Tool;
+import dev.efferent.tools.spi.ToolSpec;
+import dev.efferent.tools.spi.Toolkit;
+import dev.efferent.tools.spi.ToolkitProvider;
+
+import java.lang.System.Logger.Level;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.function.Function;
+
+/**
+ * The tools this process can run, from every enabled toolkit, by name. Tool names are unique across
+ * toolkits; each tool's input schema is compiled once, here, so a broken schema fails at start-up.
+ */
+public final class ToolCatalog implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ToolCatalog.class.getName());
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final JsonSchemaFactory SCHEMAS = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
+    private static final SchemaValidatorsConfig SCHEMA_CONFIG = SchemaValidatorsConfig.builder().build();
+
+    private final List<Toolkit> toolkits;
+    private final Map<String, CatalogEntry> byName;
+
+    private ToolCatalog(List<Toolkit> toolkits, Map<String, CatalogEntry> byName) {
+        this.toolkits = toolkits;
+        this.byName = byName;
+    }
+
+    /** The toolkit providers on the module path (the boot layer), found by {@link ServiceLoader}. */
+    public static PluginRegistry.Builder<ToolkitProvider> toolkitProviders() {
+        return PluginRegistry.<ToolkitProvider>builder("toolkit", ToolkitProvider::name)
+                .discover(ServiceLoader.load(ToolkitProvider.class));
+    }
+
+    /**
+     * Creates every enabled toolkit and catalogues its tools.
+     *
+     * @param providers the toolkit providers
+     * @param settings  the settings of a toolkit by name ({@code tools.<name>} in the configuration)
+     * @param enabled   whether the toolkit of that name is wanted
+     * @throws PluginException if a toolkit fails to start, two tools share a name, or a schema is invalid
+     */
+    public static ToolCatalog create(PluginRegistry<ToolkitProvider> providers,
+                                     Function<String, Settings> settings,
+                                     Function<String, Boolean> enabled) {
+        List<Toolkit> toolkits = new ArrayList<>();
+        Map<String, CatalogEntry> byName = new LinkedHashMap<>();
+        try {
+            for (String name : providers.names()) {
+                if (!enabled.apply(name)) {
+                    LOG.log(Level.INFO, "Toolkit ''{0}'' is disabled by configuration", name);
+                    continue;
+                }
+                PluginInfo origin = providers.info(name);
+                Toolkit toolkit;
+                try {
+                    toolkit = providers.select(name).create(settings.apply(name));
+                } catch (RuntimeException e) {
+                    throw new PluginException("toolkit '" + name + "' from module " + origin.describeModule()
+                            + " failed to start: " + e.getMessage(), e);
+                }
+                toolkits.add(toolkit);
+                for (Tool tool : toolkit.tools()) {
+                    add(byName, tool, name, origin);
+                }
+            }
+        } catch (RuntimeException e) {
+            toolkits.forEach(ToolCatalog::closeQuietly);
+            throw e;
+        }
+        return new ToolCatalog(List.copyOf(toolkits), byName);
+    }
+
+    /** A catalogue of the given toolkits, as tests and embedders build one. */
+    public static ToolCatalog of(List<Toolkit> toolkits) {
+        Map<String, CatalogEntry> byName = new LinkedHashMap<>();
+        for (Toolkit toolkit : toolkits) {
+            PluginInfo origin = PluginInfo.of(toolkit.name(), toolkit.getClass());
+            for (Tool tool : toolkit.tools()) {
+                add(byName, tool, toolkit.name(), origin);
+            }
+        }
+        return new ToolCatalog(List.copyOf(toolkits), byName);
+    }
+
+    /** The tool named {@code name}, if this process has it. */
+    public Optional<CatalogEntry> find(String name) {
+        return Optional.ofNullable(byName.get(name));
+    }
+
+    /** Every tool, in toolkit order. */
+    public List<CatalogEntry> entries() {
+        return List.copyOf(byName.values());
+    }
+
+    /** Every tool's name, sorted. */
+    public List<String> names() {
+        return byName.keySet().stream().sorted().toList();
+    }
+
+    /** Closes every toolkit; failures are logged, not thrown, so every toolkit gets its turn. */
+    @Override
+    public void close() {
+        toolkits.forEach(ToolCatalog::closeQuietly);
+    }
+
+    private static void add(Map<String, CatalogEntry> byName, Tool tool, String toolkit, PluginInfo origin) {
+        ToolSpec spec = tool.spec();
+        ObjectNode schemaJson = parseSchema(spec, toolkit);
+        JsonSchema validator;
+        try {
+            validator = SCHEMAS.getSchema(schemaJson, SCHEMA_CONFIG);
+            validator.initializeValidators();
+        } catch (RuntimeException e) {
+            throw new PluginException("tool '" + spec.name() + "' of toolkit '" + toolkit
+                    + "' has an invalid input schema: " + e.getMessage(), e);
+        }
+        CatalogEntry entry = new CatalogEntry(tool, spec, toolkit, origin, schemaJson, validator);
+        CatalogEntry previous = byName.putIfAbsent(spec.name(), entry);
+        if (previous != null) {
+            throw new PluginException("two tools are named '" + spec.name() + "': one in toolkit '"
+                    + previous.toolkit() + "' (module " + previous.origin().describeModule() + "), one in toolkit '"
+                    + toolkit + "' (module " + origin.describeModule() + "); disable one of the toolkits");
+        }
+        LOG.log(Level.DEBUG, "Tool ''{0}'' from toolkit ''{1}'' ({2})", spec.name(), toolkit, origin.describeModule());
+    }
+
+    private static ObjectNode parseSchema(ToolSpec spec, String toolkit) {
+        JsonNode node;
+        try {
+            node = MAPPER.readTree(spec.inputSchema());
+        } catch (JsonProcessingException e) {
+            throw new PluginException("tool '" + spec.name() + "' of toolkit '" + toolkit
+                    + "' has an input schema that is not valid JSON: " + e.getOriginalMessage());
+        }
+        if (node == null || !node.isObject() || !"object".equals(node.path("type").asText())) {
+            throw new PluginException("tool '" + spec.name() + "' of toolkit '" + toolkit
+                    + "' must have an object input schema ({\"type\": \"object\", ...})");
+        }
+        return (ObjectNode) node;
+    }
+
+    private static void closeQuietly(Toolkit toolkit) {
+        try {
+            toolkit.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Toolkit '" + toolkit.name() + "' failed to close", e);
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/**
+ * The kernel both roles share: the plugin registry, configuration, the tool catalogue and the local tool
+ * executor.
+ *
+ * @uses dev.efferent.tools.spi.ToolkitProvider
+ */
+module efferent.core {
+    requires transitive efferent.tools.spi;
+    requires transitive io.helidon.config;
+    requires io.helidon.config.yaml;
+    requires transitive com.fasterxml.jackson.databind;
+    requires com.networknt.schema;
+
+    exports dev.efferent.core.config;
+    exports dev.efferent.core.plugin;
+    exports dev.efferent.core.tools;
+
+    uses dev.efferent.tools.spi.ToolkitProvider;
+}

@@ -1,0 +1,34 @@
+package dev.efferent.protocol;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.util.Objects;
+
+/**
+ * {@code task:dispatch}, brain to worker: run a tool.
+ *
+ * @param taskId    the task's id, used by every later frame about it
+ * @param tool      the tool's name
+ * @param params    the tool's params, a JSON object
+ * @param priority  1 (lowest) to 10 (highest)
+ * @param timeoutMs how long the task may run, from its dispatch
+ * @param attempt   which try this is, from 1
+ */
+public record TaskDispatch(String taskId, String tool, ObjectNode params, int priority, long timeoutMs, int attempt)
+        implements Message {
+    public static final String TYPE = "task:dispatch";
+
+    public TaskDispatch {
+        Checks.text(taskId, "taskId");
+        Checks.text(tool, "tool");
+        Objects.requireNonNull(params, "params");
+        Checks.range(priority, WireLimits.MIN_PRIORITY, WireLimits.MAX_PRIORITY, "priority");
+        Checks.nonNegative(timeoutMs, "timeoutMs");
+        Checks.range(attempt, 1, Integer.MAX_VALUE, "attempt");
+    }
+
+    @Override
+    public String type() {
+        return TYPE;
+    }
+}

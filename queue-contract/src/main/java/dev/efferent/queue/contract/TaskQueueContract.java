@@ -1,0 +1,499 @@
+package dev.efferent.queue.contract;
+
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The behaviour every {@link TaskQueue} must show. A provider's test extends this class and implements
+ * {@link #openQueue(Clock)}; each test gets a fresh, empty queue driven by a {@link MutableClock}.
+ * Providers are expected to use a retry backoff of 1 second, doubling, for the retry tests
+ * ({@code retry-backoff=PT1S}, the default).
+ */
+public abstract class TaskQueueContract {
+    /** Lease used by claims in these tests. */
+    protected static final Duration LEASE = Duration.ofSeconds(30);
+    /** The clock every queue under test runs on. */
+    protected final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+    /** The queue under test. */
+    protected TaskQueue queue;
+
+    /** Opens a fresh, empty queue on {@code clock}. */
+    protected abstract TaskQueue openQueue(Clock clock);
+
+    @BeforeEach
+    void openTheQueue() {
+        queue = openQueue(clock);
+    }
+
+    @AfterEach
+    void closeTheQueue() {
+        queue.close();
+    }
+
+    /** A task of {@code tool} with default settings. */
+    protected Task enqueue(String tool) {
+        return queue.enqueue(NewTask.builder(tool, "{}").build());
+    }
+
+    /** Claims for worker {@code worker} that can run {@code tools}, up to {@code limit}. */
+    protected List<Task> claim(String worker, int limit, String... tools) {
+        return queue.claim(new ClaimRequest(worker, Set.of(tools), limit, LEASE));
+    }
+
+    private List<String> ids(List<Task> tasks) {
+        return tasks.stream().map(Task::id).toList();
+    }
+
+    @Test
+    void enqueuedTaskIsQueuedWithItsSettings() {
+        Task task = queue.enqueue(NewTask.builder("read_file", "{\"path\":\"a.txt\"}").priority(7)
+                .timeout(Duration.ofSeconds(40)).maxAttempts(3).requester("console:1").build());
+        assertEquals(TaskStatus.QUEUED, task.status());
+        assertEquals("read_file", task.tool());
+        assertEquals("{\"path\":\"a.txt\"}", task.params());
+        assertEquals(7, task.priority());
+        assertEquals(0, task.attempt());
+        assertEquals(3, task.maxAttempts());
+        assertEquals(Duration.ofSeconds(40), task.timeout());
+        assertEquals("console:1", task.requester().orElseThrow());
+        assertEquals(clock.instant(), task.createdAt());
+        assertEquals(task, queue.get(task.id()).orElseThrow());
+        assertEquals(1, queue.countQueued());
+    }
+
+    @Test
+    void getOfUnknownIdIsEmpty() {
+        assertTrue(queue.get("no-such-task").isEmpty());
+    }
+
+    @Test
+    void changesToUnknownTasksNameTheId() {
+        TaskNotFoundException e = assertThrows(TaskNotFoundException.class, () -> queue.cancel("nope", "x"));
+        assertEquals("no task with id 'nope'", e.getMessage());
+        assertThrows(TaskNotFoundException.class, () -> queue.complete("nope", "{}"));
+        assertThrows(TaskNotFoundException.class, () -> queue.start("nope", "w1", LEASE));
+    }
+
+    @Test
+    void claimsHighestPriorityFirstThenOldest() {
+        Task normal = enqueue("t");
+        clock.advance(Duration.ofMillis(1));
+        Task urgentOld = queue.enqueue(NewTask.builder("t", "{}").priority(9).build());
+        clock.advance(Duration.ofMillis(1));
+        Task low = queue.enqueue(NewTask.builder("t", "{}").priority(1).build());
+        clock.advance(Duration.ofMillis(1));
+        Task urgentNew = queue.enqueue(NewTask.builder("t", "{}").priority(9).build());
+
+        List<Task> claimed = claim("w1", 10, "t");
+        assertEquals(List.of(urgentOld.id(), urgentNew.id(), normal.id(), low.id()), ids(claimed));
+    }
+
+    @Test
+    void ordersAcrossToolsInOneClaim() {
+        Task a = queue.enqueue(NewTask.builder("a", "{}").priority(2).build());
+        Task b = queue.enqueue(NewTask.builder("b", "{}").priority(8).build());
+        assertEquals(List.of(b.id(), a.id()), ids(claim("w1", 5, "a", "b")));
+    }
+
+    @Test
+    void claimsOnlyToolsTheWorkerHas() {
+        Task read = enqueue("read_file");
+        Task shell = enqueue("run_shell");
+        List<Task> claimed = claim("w1", 10, "read_file", "stat");
+        assertEquals(List.of(read.id()), ids(claimed));
+        assertEquals(TaskStatus.QUEUED, queue.get(shell.id()).orElseThrow().status());
+        assertTrue(claim("w2", 10, "browser_navigate").isEmpty());
+    }
+
+    @Test
+    void targetedTaskGoesOnlyToItsWorker() {
+        Task targeted = queue.enqueue(NewTask.builder("t", "{}").targetWorker("w2").build());
+        assertTrue(claim("w1", 10, "t").isEmpty());
+        assertEquals(1, queue.countQueued("w2", Set.of("t")));
+        assertEquals(0, queue.countQueued("w1", Set.of("t")));
+        assertEquals(List.of(targeted.id()), ids(claim("w2", 10, "t")));
+    }
+
+    @Test
+    void claimRespectsTheLimitAndMarksTasksClaimed() {
+        for (int i = 0; i < 8; i++) {
+            enqueue("t");
+        }
+        List<Task> claimed = claim("w1", 3, "t");
+        assertEquals(3, claimed.size());
+        for (Task t : claimed) {
+            assertEquals(TaskStatus.CLAIMED, t.status());
+            assertEquals(1, t.attempt());
+            assertEquals("w1", t.leaseOwner().orElseThrow());
+            assertEquals(clock.instant().plus(LEASE), t.leaseExpiresAt().orElseThrow());
+            assertEquals(t, queue.get(t.id()).orElseThrow());
+        }
+        assertEquals(5, queue.countQueued());
+        assertEquals(5, claim("w1", 8, "t").size());
+        assertTrue(claim("w1", 8, "t").isEmpty());
+    }
+
+    @Test
+    void concurrentClaimersNeverClaimATaskTwice() throws Exception {
+        int taskCount = 600;
+        for (int i = 0; i < taskCount; i++) {
+            queue.enqueue(NewTask.builder(i % 2 == 0 ? "a" : "b", "{}").priority(1 + i % 10).build());
+        }
+        int threads = 8;
+        Set<String> seen = ConcurrentHashMap.newKeySet();
+        List<String> duplicates = new ArrayList<>();
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                String worker = "w" + w;
+                results.add(pool.submit(() -> {
+                    go.await();
+                    int mine = 0;
+                    while (true) {
+                        List<Task> batch = claim(worker, 1 + mine % 5, "a", "b");
+                        if (batch.isEmpty()) {
+                            return mine;
+                        }
+                        for (Task t : batch) {
+                            if (!seen.add(t.id())) {
+                                synchronized (duplicates) {
+                                    duplicates.add(t.id());
+                                }
+                            }
+                        }
+                        mine += batch.size();
+                    }
+                }));
+            }
+            go.countDown();
+            int total = 0;
+            for (Future<Integer> f : results) {
+                total += f.get(60, TimeUnit.SECONDS);
+            }
+            assertEquals(List.of(), duplicates, "tasks claimed twice");
+            assertEquals(taskCount, total);
+            assertEquals(taskCount, seen.size());
+            assertEquals(0, queue.countQueued());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void legalLifecycleClaimStartComplete() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        clock.advance(Duration.ofSeconds(1));
+        Task running = queue.start(task.id(), "w1", Duration.ofMinutes(2));
+        assertEquals(TaskStatus.RUNNING, running.status());
+        assertEquals(clock.instant().plus(Duration.ofMinutes(2)), running.leaseExpiresAt().orElseThrow());
+        clock.advance(Duration.ofSeconds(1));
+        Task done = queue.complete(task.id(), "{\"content\":[]}");
+        assertEquals(TaskStatus.COMPLETED, done.status());
+        assertEquals("{\"content\":[]}", done.result().orElseThrow());
+        assertEquals(clock.instant(), done.finishedAt().orElseThrow());
+        assertTrue(done.leaseExpiresAt().isEmpty());
+        assertEquals(done, queue.get(task.id()).orElseThrow());
+    }
+
+    @Test
+    void aClaimedTaskMayCompleteBeforeItsStartIsSeen() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        assertEquals(TaskStatus.COMPLETED, queue.complete(task.id(), "{}").status());
+    }
+
+    @Test
+    void illegalTransitionsAreRefusedAndNameTheStatus() {
+        Task task = enqueue("t");
+        IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
+                () -> queue.start(task.id(), "w1", LEASE));
+        assertEquals("cannot start task " + task.id() + ": it is queued", e.getMessage());
+        assertEquals(TaskStatus.QUEUED, e.current());
+        assertThrows(IllegalTransitionException.class, () -> queue.complete(task.id(), "{}"));
+        assertThrows(IllegalTransitionException.class, () -> queue.fail(task.id(), "x", false));
+        assertThrows(IllegalTransitionException.class, () -> queue.release(task.id(), "w1"));
+
+        claim("w1", 1, "t");
+        queue.start(task.id(), "w1", LEASE);
+        assertThrows(IllegalTransitionException.class, () -> queue.start(task.id(), "w1", LEASE));
+        assertThrows(IllegalTransitionException.class, () -> queue.release(task.id(), "w1"));
+        queue.complete(task.id(), "{}");
+
+        IllegalTransitionException twice = assertThrows(IllegalTransitionException.class,
+                () -> queue.complete(task.id(), "{}"));
+        assertEquals("cannot complete task " + task.id() + ": it is completed", twice.getMessage());
+        assertThrows(IllegalTransitionException.class, () -> queue.fail(task.id(), "x", true));
+        assertEquals("{}", queue.get(task.id()).orElseThrow().result().orElseThrow());
+    }
+
+    @Test
+    void onlyTheLeaseOwnerMayStartRenewOrRelease() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        QueueException e = assertThrows(QueueException.class, () -> queue.start(task.id(), "w2", LEASE));
+        assertTrue(e.getMessage().contains("held by worker w1, not w2"), e.getMessage());
+        assertThrows(QueueException.class, () -> queue.renewLease(task.id(), "w2", LEASE));
+        assertThrows(QueueException.class, () -> queue.release(task.id(), "w2"));
+        assertEquals(TaskStatus.CLAIMED, queue.get(task.id()).orElseThrow().status());
+    }
+
+    @Test
+    void idempotencyKeyGivesTheFirstTaskBack() {
+        Task first = queue.enqueue(NewTask.builder("t", "{\"n\":1}").idempotencyKey("k-1").build());
+        Task second = queue.enqueue(NewTask.builder("t", "{\"n\":2}").idempotencyKey("k-1").build());
+        assertEquals(first.id(), second.id());
+        assertEquals("{\"n\":1}", second.params());
+        assertEquals(1, queue.countQueued());
+        Task other = queue.enqueue(NewTask.builder("t", "{}").idempotencyKey("k-2").build());
+        assertFalse(other.id().equals(first.id()));
+
+        claim("w1", 5, "t");
+        queue.complete(first.id(), "{}");
+        Task again = queue.enqueue(NewTask.builder("t", "{}").idempotencyKey("k-1").build());
+        assertEquals(first.id(), again.id());
+        assertEquals(TaskStatus.COMPLETED, again.status());
+    }
+
+    @Test
+    void cancelAQueuedTask() {
+        Task task = enqueue("t");
+        Task cancelled = queue.cancel(task.id(), "cancelled by user");
+        assertEquals(TaskStatus.CANCELLED, cancelled.status());
+        assertEquals("cancelled by user", cancelled.error().orElseThrow());
+        assertEquals(clock.instant(), cancelled.finishedAt().orElseThrow());
+        assertEquals(0, queue.countQueued());
+        assertTrue(claim("w1", 5, "t").isEmpty());
+    }
+
+    @Test
+    void cancelADelayedTask() {
+        Task task = queue.enqueue(NewTask.builder("t", "{}").runAt(clock.instant().plusSeconds(60)).build());
+        queue.cancel(task.id(), "no longer needed");
+        clock.advance(Duration.ofMinutes(2));
+        assertTrue(claim("w1", 5, "t").isEmpty());
+        assertEquals(0, queue.countQueued());
+    }
+
+    @Test
+    void cancelAClaimedTask() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        assertEquals(TaskStatus.CANCELLED, queue.cancel(task.id(), "x").status());
+        assertThrows(IllegalTransitionException.class, () -> queue.start(task.id(), "w1", LEASE));
+        clock.advance(LEASE.multipliedBy(2));
+        assertTrue(queue.requeueExpiredLeases().isEmpty(), "a cancelled task holds no lease");
+    }
+
+    @Test
+    void cancelARunningTaskAndIgnoreItsLateResult() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        queue.start(task.id(), "w1", LEASE);
+        assertEquals(TaskStatus.CANCELLED, queue.cancel(task.id(), "cancelled by user").status());
+        assertThrows(IllegalTransitionException.class, () -> queue.complete(task.id(), "{}"));
+        assertEquals(TaskStatus.CANCELLED, queue.get(task.id()).orElseThrow().status());
+    }
+
+    @Test
+    void finishedTasksCannotBeCancelled() {
+        Task done = enqueue("t");
+        claim("w1", 1, "t");
+        queue.complete(done.id(), "{}");
+        assertThrows(IllegalTransitionException.class, () -> queue.cancel(done.id(), "x"));
+        Task cancelled = enqueue("t");
+        queue.cancel(cancelled.id(), "x");
+        IllegalTransitionException e = assertThrows(IllegalTransitionException.class,
+                () -> queue.cancel(cancelled.id(), "again"));
+        assertEquals("cannot cancel task " + cancelled.id() + ": it is cancelled", e.getMessage());
+    }
+
+    @Test
+    void releaseGivesAClaimBackWithoutCountingTheAttempt() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        Task released = queue.release(task.id(), "w1");
+        assertEquals(TaskStatus.QUEUED, released.status());
+        assertEquals(0, released.attempt());
+        assertTrue(released.leaseOwner().isEmpty());
+        List<Task> again = claim("w2", 1, "t");
+        assertEquals(List.of(task.id()), ids(again));
+        assertEquals(1, again.getFirst().attempt());
+    }
+
+    @Test
+    void expiredClaimIsRequeuedWithoutCountingTheAttempt() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        clock.advance(LEASE.minusSeconds(1));
+        assertTrue(queue.requeueExpiredLeases().isEmpty());
+        clock.advance(Duration.ofSeconds(2));
+        List<Task> requeued = queue.requeueExpiredLeases();
+        assertEquals(List.of(task.id()), ids(requeued));
+        Task t = queue.get(task.id()).orElseThrow();
+        assertEquals(TaskStatus.QUEUED, t.status());
+        assertEquals(0, t.attempt());
+        assertEquals(1, claim("w2", 1, "t").size());
+    }
+
+    @Test
+    void expiredRunningTaskIsRetriedWhileAttemptsRemainThenFailed() {
+        Task task = queue.enqueue(NewTask.builder("t", "{}").maxAttempts(2).build());
+        claim("w1", 1, "t");
+        queue.start(task.id(), "w1", LEASE);
+        clock.advance(LEASE.plusSeconds(1));
+        assertEquals(List.of(task.id()), ids(queue.requeueExpiredLeases()));
+        Task retried = queue.get(task.id()).orElseThrow();
+        assertEquals(TaskStatus.QUEUED, retried.status());
+        assertEquals(1, retried.attempt());
+        assertTrue(retried.error().orElseThrow().contains("expired"), retried.error().orElseThrow());
+
+        clock.advance(Duration.ofMinutes(10));
+        Task second = claim("w2", 1, "t").getFirst();
+        assertEquals(2, second.attempt());
+        queue.start(task.id(), "w2", LEASE);
+        clock.advance(LEASE.plusSeconds(1));
+        queue.requeueExpiredLeases();
+        Task failed = queue.get(task.id()).orElseThrow();
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertTrue(failed.error().orElseThrow().contains("lease of worker w2 expired"), failed.error().orElseThrow());
+    }
+
+    @Test
+    void renewedLeaseDoesNotExpire() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        queue.start(task.id(), "w1", LEASE);
+        clock.advance(Duration.ofSeconds(20));
+        queue.renewLease(task.id(), "w1", LEASE);
+        clock.advance(Duration.ofSeconds(20));
+        assertTrue(queue.requeueExpiredLeases().isEmpty());
+        assertEquals(TaskStatus.RUNNING, queue.get(task.id()).orElseThrow().status());
+    }
+
+    @Test
+    void failedAttemptIsRetriedWithDoublingBackoffUntilAttemptsRunOut() {
+        Task task = queue.enqueue(NewTask.builder("t", "{}").maxAttempts(3).build());
+
+        claim("w1", 1, "t");
+        Task first = queue.fail(task.id(), "boom 1", true);
+        assertEquals(TaskStatus.QUEUED, first.status());
+        assertEquals(1, first.attempt());
+        assertEquals(clock.instant().plusSeconds(1), first.runAt());
+        assertEquals("boom 1", first.error().orElseThrow());
+        assertTrue(claim("w1", 1, "t").isEmpty(), "not due before the backoff");
+        assertEquals(1, queue.countQueued());
+
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(2, claim("w1", 1, "t").getFirst().attempt());
+        Task second = queue.fail(task.id(), "boom 2", true);
+        assertEquals(clock.instant().plusSeconds(2), second.runAt());
+
+        clock.advance(Duration.ofSeconds(2));
+        assertEquals(3, claim("w1", 1, "t").getFirst().attempt());
+        Task last = queue.fail(task.id(), "boom 3", true);
+        assertEquals(TaskStatus.FAILED, last.status());
+        assertEquals(3, last.attempt());
+        assertEquals("boom 3", last.error().orElseThrow());
+        assertEquals(clock.instant(), last.finishedAt().orElseThrow());
+    }
+
+    @Test
+    void failWithoutRetryEndsTheTaskAtOnce() {
+        Task task = queue.enqueue(NewTask.builder("t", "{}").maxAttempts(5).build());
+        claim("w1", 1, "t");
+        Task failed = queue.fail(task.id(), "bad params", false);
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals(1, failed.attempt());
+    }
+
+    @Test
+    void taskWithFutureRunAtWaitsForIt() {
+        Task later = queue.enqueue(NewTask.builder("t", "{}").runAt(clock.instant().plusSeconds(30)).build());
+        assertEquals(1, queue.countQueued());
+        assertEquals(1, queue.countQueued("w1", Set.of("t")));
+        assertTrue(claim("w1", 5, "t").isEmpty());
+        clock.advance(Duration.ofSeconds(29));
+        assertTrue(claim("w1", 5, "t").isEmpty());
+        clock.advance(Duration.ofSeconds(1));
+        assertEquals(List.of(later.id()), ids(claim("w1", 5, "t")));
+    }
+
+    @Test
+    void listsByStatusOldestFirst() {
+        Task a = enqueue("t");
+        clock.advance(Duration.ofMillis(5));
+        Task b = enqueue("t");
+        clock.advance(Duration.ofMillis(5));
+        Task c = enqueue("t");
+        claim("w1", 1, "t");
+        queue.start(a.id(), "w1", LEASE);
+        assertEquals(List.of(b.id(), c.id()), ids(queue.list(Set.of(TaskStatus.QUEUED), 10)));
+        assertEquals(List.of(a.id()), ids(queue.list(Set.of(TaskStatus.RUNNING), 10)));
+        assertEquals(List.of(a.id(), b.id()), ids(queue.list(Set.of(TaskStatus.QUEUED, TaskStatus.RUNNING), 2)));
+        assertEquals(3, queue.list(Set.of(), 10).size(), "no status filter lists every task");
+    }
+
+    @Test
+    void cleanupDeletesOnlyTasksFinishedBeforeTheCutoff() {
+        Task old = enqueue("t");
+        Task oldCancelled = enqueue("t");
+        Task stillQueued = enqueue("t");
+        claim("w1", 1, "t");
+        queue.complete(old.id(), "{}");
+        queue.cancel(oldCancelled.id(), "x");
+        clock.advance(Duration.ofDays(8));
+        Task recent = enqueue("t");
+        claim("w1", 5, "t").forEach(t -> {
+            if (!t.id().equals(recent.id())) {
+                queue.release(t.id(), "w1");
+            }
+        });
+        queue.complete(recent.id(), "{}");
+
+        int deleted = queue.deleteFinishedBefore(clock.instant().minus(Duration.ofDays(7)));
+        assertEquals(2, deleted);
+        assertTrue(queue.get(old.id()).isEmpty());
+        assertTrue(queue.get(oldCancelled.id()).isEmpty());
+        assertTrue(queue.get(recent.id()).isPresent());
+        assertEquals(TaskStatus.QUEUED, queue.get(stillQueued.id()).orElseThrow().status());
+    }
+
+    @Test
+    void taskIdsAreUnique() {
+        Set<String> ids = new HashSet<>();
+        for (int i = 0; i < 1000; i++) {
+            assertTrue(ids.add(enqueue("t").id()));
+        }
+    }
+}

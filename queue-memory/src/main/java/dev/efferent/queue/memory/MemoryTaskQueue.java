@@ -1,0 +1,372 @@
+package dev.efferent.queue.memory;
+
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.queue.spi.TaskIds;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The in-memory queue. One lock guards everything; claims read only the indexes of the worker's tools, so a
+ * claim costs O(limit × tools × log n), never a scan of the queue.
+ */
+final class MemoryTaskQueue implements TaskQueue {
+    private static final String ANY_WORKER = "";
+
+    private final Clock clock;
+    private final Backoff backoff;
+    private final Map<String, Entry> tasks = new HashMap<>();
+    private final Map<String, String> idsByKey = new HashMap<>();
+    /** Due queued tasks by tool, then by target worker ({@code ""} for any), best first. */
+    private final Map<String, Map<String, TreeSet<Entry>>> ready = new HashMap<>();
+    /** Queued tasks whose run-at is still ahead, soonest first. */
+    private final TreeSet<Entry> delayed = new TreeSet<>(Comparator.comparing((Entry e) -> e.task.runAt())
+            .thenComparingLong(e -> e.seq));
+    /** Claimed and running tasks, by lease expiry. */
+    private final TreeSet<Entry> leased = new TreeSet<>(Comparator.comparing((Entry e) -> e.task.leaseExpiresAt().orElseThrow())
+            .thenComparingLong(e -> e.seq));
+    private long nextSeq;
+    private boolean closed;
+
+    MemoryTaskQueue(Clock clock, Backoff backoff) {
+        this.clock = clock;
+        this.backoff = backoff;
+    }
+
+    @Override
+    public synchronized Task enqueue(NewTask spec) {
+        checkOpen();
+        if (spec.idempotencyKey().isPresent()) {
+            String existing = idsByKey.get(spec.idempotencyKey().get());
+            if (existing != null && tasks.containsKey(existing)) {
+                return tasks.get(existing).task;
+            }
+        }
+        Instant now = clock.instant();
+        Task task = new Task(TaskIds.next(), spec.tool(), spec.params(), spec.priority(), TaskStatus.QUEUED, 0,
+                spec.maxAttempts(), spec.runAt().orElse(now), spec.timeout(), spec.targetWorker(), spec.requester(),
+                spec.idempotencyKey(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), now, now,
+                Optional.empty());
+        Entry entry = new Entry(task, nextSeq++);
+        tasks.put(task.id(), entry);
+        spec.idempotencyKey().ifPresent(key -> idsByKey.put(key, task.id()));
+        index(entry, now);
+        return task;
+    }
+
+    @Override
+    public synchronized List<Task> claim(ClaimRequest request) {
+        checkOpen();
+        Instant now = clock.instant();
+        promoteDue(now);
+        List<TreeSet<Entry>> candidates = new ArrayList<>();
+        for (String tool : request.capabilities()) {
+            Map<String, TreeSet<Entry>> byTarget = ready.get(tool);
+            if (byTarget != null) {
+                addIfPresent(candidates, byTarget.get(ANY_WORKER));
+                addIfPresent(candidates, byTarget.get(request.workerId()));
+            }
+        }
+        List<Task> claimed = new ArrayList<>();
+        while (claimed.size() < request.limit()) {
+            TreeSet<Entry> best = null;
+            for (TreeSet<Entry> set : candidates) {
+                if (!set.isEmpty() && (best == null || Entry.ORDER.compare(set.first(), best.first()) < 0)) {
+                    best = set;
+                }
+            }
+            if (best == null) {
+                break;
+            }
+            Entry entry = best.pollFirst();
+            Task t = entry.task;
+            claimed.add(update(entry, with(t, TaskStatus.CLAIMED, t.attempt() + 1, Optional.of(request.workerId()),
+                    Optional.of(now.plus(request.lease())), t.result(), t.error(), t.runAt(), now), now));
+        }
+        return claimed;
+    }
+
+    @Override
+    public synchronized Task start(String taskId, String workerId, Duration lease) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.CLAIMED) {
+            throw new IllegalTransitionException(taskId, t.status(), "start");
+        }
+        checkOwner(t, workerId, "start");
+        Instant now = clock.instant();
+        return update(entry, with(t, TaskStatus.RUNNING, t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
+                t.result(), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized Task renewLease(String taskId, String workerId, Duration lease) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.CLAIMED && t.status() != TaskStatus.RUNNING) {
+            throw new IllegalTransitionException(taskId, t.status(), "renew the lease of");
+        }
+        checkOwner(t, workerId, "renew the lease of");
+        Instant now = clock.instant();
+        return update(entry, with(t, t.status(), t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
+                t.result(), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized Task release(String taskId, String workerId) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.CLAIMED) {
+            throw new IllegalTransitionException(taskId, t.status(), "release");
+        }
+        checkOwner(t, workerId, "release");
+        Instant now = clock.instant();
+        return update(entry, with(t, TaskStatus.QUEUED, t.attempt() - 1, Optional.empty(), Optional.empty(),
+                t.result(), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized Task complete(String taskId, String result) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.CLAIMED && t.status() != TaskStatus.RUNNING) {
+            throw new IllegalTransitionException(taskId, t.status(), "complete");
+        }
+        Instant now = clock.instant();
+        return update(entry, with(t, TaskStatus.COMPLETED, t.attempt(), t.leaseOwner(), Optional.empty(),
+                Optional.of(result), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized Task fail(String taskId, String error, boolean retry) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.CLAIMED && t.status() != TaskStatus.RUNNING) {
+            throw new IllegalTransitionException(taskId, t.status(), "fail");
+        }
+        return failAttempt(entry, error, retry, clock.instant());
+    }
+
+    @Override
+    public synchronized Task cancel(String taskId, String reason) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status().isFinished()) {
+            throw new IllegalTransitionException(taskId, t.status(), "cancel");
+        }
+        Instant now = clock.instant();
+        return update(entry, with(t, TaskStatus.CANCELLED, t.attempt(), t.leaseOwner(), Optional.empty(), t.result(),
+                Optional.of(reason), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized Optional<Task> get(String taskId) {
+        return Optional.ofNullable(tasks.get(taskId)).map(e -> e.task);
+    }
+
+    @Override
+    public synchronized List<Task> list(Set<TaskStatus> statuses, int limit) {
+        if (limit < 1) {
+            throw new QueueException("list limit must be at least 1, got " + limit);
+        }
+        Set<TaskStatus> wanted = statuses.isEmpty() ? EnumSet.allOf(TaskStatus.class) : EnumSet.copyOf(statuses);
+        return tasks.values().stream()
+                .filter(e -> wanted.contains(e.task.status()))
+                .sorted(Comparator.comparing((Entry e) -> e.task.createdAt()).thenComparingLong(e -> e.seq))
+                .limit(limit)
+                .map(e -> e.task)
+                .toList();
+    }
+
+    @Override
+    public synchronized long countQueued() {
+        return delayed.size() + ready.values().stream().flatMap(m -> m.values().stream()).mapToLong(Set::size).sum();
+    }
+
+    @Override
+    public synchronized long countQueued(String workerId, Set<String> capabilities) {
+        long count = delayed.stream().filter(e -> claimableBy(e.task, workerId, capabilities)).count();
+        for (String tool : capabilities) {
+            Map<String, TreeSet<Entry>> byTarget = ready.get(tool);
+            if (byTarget != null) {
+                count += sizeOf(byTarget.get(ANY_WORKER)) + sizeOf(byTarget.get(workerId));
+            }
+        }
+        return count;
+    }
+
+    @Override
+    public synchronized List<Task> requeueExpiredLeases() {
+        Instant now = clock.instant();
+        List<Task> changed = new ArrayList<>();
+        while (!leased.isEmpty() && !leased.first().task.leaseExpiresAt().orElseThrow().isAfter(now)) {
+            Entry entry = leased.first();
+            Task t = entry.task;
+            String error = "lease of worker " + t.leaseOwner().orElse("?") + " expired";
+            if (t.status() == TaskStatus.CLAIMED) {
+                // Never accepted: the attempt did not happen.
+                changed.add(update(entry, with(t, TaskStatus.QUEUED, t.attempt() - 1, Optional.empty(),
+                        Optional.empty(), t.result(), Optional.of(error), t.runAt(), now), now));
+            } else {
+                changed.add(failAttempt(entry, error, true, now));
+            }
+        }
+        return changed;
+    }
+
+    @Override
+    public synchronized int deleteFinishedBefore(Instant cutoff) {
+        int deleted = 0;
+        for (Iterator<Entry> it = tasks.values().iterator(); it.hasNext(); ) {
+            Task t = it.next().task;
+            if (t.status().isFinished() && t.finishedAt().orElseThrow().isBefore(cutoff)) {
+                it.remove();
+                t.idempotencyKey().ifPresent(idsByKey::remove);
+                deleted++;
+            }
+        }
+        return deleted;
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+    }
+
+    private Task failAttempt(Entry entry, String error, boolean retry, Instant now) {
+        Task t = entry.task;
+        if (retry && t.hasAttemptsLeft()) {
+            return update(entry, with(t, TaskStatus.QUEUED, t.attempt(), Optional.empty(), Optional.empty(),
+                    t.result(), Optional.of(error), now.plus(backoff.after(t.attempt())), now), now);
+        }
+        return update(entry, with(t, TaskStatus.FAILED, t.attempt(), t.leaseOwner(), Optional.empty(), t.result(),
+                Optional.of(error), t.runAt(), now), now);
+    }
+
+    /** Replaces the entry's task, keeping every index in step with its new status. */
+    private Task update(Entry entry, Task next, Instant now) {
+        unindex(entry);
+        entry.task = next;
+        index(entry, now);
+        return next;
+    }
+
+    private void index(Entry entry, Instant now) {
+        Task t = entry.task;
+        switch (t.status()) {
+            case QUEUED -> {
+                if (t.runAt().isAfter(now)) {
+                    delayed.add(entry);
+                } else {
+                    readySet(t).add(entry);
+                }
+            }
+            case CLAIMED, RUNNING -> leased.add(entry);
+            default -> {
+            }
+        }
+    }
+
+    private void unindex(Entry entry) {
+        Task t = entry.task;
+        switch (t.status()) {
+            case QUEUED -> {
+                if (!delayed.remove(entry)) {
+                    readySet(t).remove(entry);
+                }
+            }
+            case CLAIMED, RUNNING -> leased.remove(entry);
+            default -> {
+            }
+        }
+    }
+
+    private void promoteDue(Instant now) {
+        while (!delayed.isEmpty() && !delayed.first().task.runAt().isAfter(now)) {
+            Entry entry = delayed.pollFirst();
+            readySet(entry.task).add(entry);
+        }
+    }
+
+    private TreeSet<Entry> readySet(Task t) {
+        return ready.computeIfAbsent(t.tool(), k -> new HashMap<>())
+                .computeIfAbsent(t.targetWorker().orElse(ANY_WORKER), k -> new TreeSet<>(Entry.ORDER));
+    }
+
+    private Entry find(String taskId) {
+        checkOpen();
+        Entry entry = tasks.get(taskId);
+        if (entry == null) {
+            throw new TaskNotFoundException(taskId);
+        }
+        return entry;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new QueueException("the memory queue is closed");
+        }
+    }
+
+    private static void checkOwner(Task t, String workerId, String action) {
+        if (!t.leaseOwner().orElse("").equals(workerId)) {
+            throw new QueueException("cannot " + action + " task " + t.id() + ": it is held by worker "
+                    + t.leaseOwner().orElse("(none)") + ", not " + workerId);
+        }
+    }
+
+    private static boolean claimableBy(Task t, String workerId, Set<String> capabilities) {
+        return capabilities.contains(t.tool()) && t.targetWorker().map(workerId::equals).orElse(true);
+    }
+
+    private static long sizeOf(Set<Entry> set) {
+        return set == null ? 0 : set.size();
+    }
+
+    private static void addIfPresent(List<TreeSet<Entry>> list, TreeSet<Entry> set) {
+        if (set != null && !set.isEmpty()) {
+            list.add(set);
+        }
+    }
+
+    private static Task with(Task t, TaskStatus status, int attempt, Optional<String> leaseOwner,
+                             Optional<Instant> leaseExpiresAt, Optional<String> result, Optional<String> error,
+                             Instant runAt, Instant now) {
+        return new Task(t.id(), t.tool(), t.params(), t.priority(), status, attempt, t.maxAttempts(), runAt,
+                t.timeout(), t.targetWorker(), t.requester(), t.idempotencyKey(), leaseOwner, leaseExpiresAt, result,
+                error, t.createdAt(), now, status.isFinished() ? Optional.of(now) : Optional.empty());
+    }
+
+    /** A task and its insertion number, which breaks ties in every index. */
+    private static final class Entry {
+        static final Comparator<Entry> ORDER = Comparator.comparingInt((Entry e) -> -e.task.priority())
+                .thenComparing(e -> e.task.createdAt())
+                .thenComparingLong(e -> e.seq);
+
+        private Task task;
+        private final long seq;
+
+        Entry(Task task, long seq) {
+            this.task = task;
+            this.seq = seq;
+        }
+    }
+}

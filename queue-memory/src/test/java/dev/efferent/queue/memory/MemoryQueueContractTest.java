@@ -1,0 +1,15 @@
+package dev.efferent.queue.memory;
+
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.contract.TaskQueueContract;
+import dev.efferent.queue.spi.QueueSettings;
+
+import java.time.Clock;
+
+/** The in-memory queue passes the contract. */
+class MemoryQueueContractTest extends TaskQueueContract {
+    @Override
+    protected TaskQueue openQueue(Clock clock) {
+        return new MemoryQueueProvider().open(QueueSettings.empty(), clock);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.efferent.queue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The durable task queue. Every method is thread-safe; every change is atomic. Methods that change a task
+ * return its new snapshot and throw {@link TaskNotFoundException} for an unknown id and
+ * {@link IllegalTransitionException} for a change its status does not allow.
+ */
+public interface TaskQueue extends AutoCloseable {
+
+    /**
+     * Adds a task as {@link TaskStatus#QUEUED}. With an idempotency key already used, returns the task that
+     * key created instead (whatever its status) and adds nothing.
+     */
+    Task enqueue(NewTask task);
+
+    /**
+     * Claims up to {@link ClaimRequest#limit()} due tasks the worker can run: queued, run-at reached, tool in
+     * its capabilities, targeted at it or at no one; highest priority first, then oldest. Each becomes
+     * {@link TaskStatus#CLAIMED} with the worker as lease owner, its attempt counted. No task is claimed twice.
+     */
+    List<Task> claim(ClaimRequest request);
+
+    /** The worker accepted a claimed task: {@code CLAIMED → RUNNING}, lease renewed. Only the lease owner may. */
+    Task start(String taskId, String workerId, Duration lease);
+
+    /** Extends the lease of a claimed or running task held by {@code workerId}. */
+    Task renewLease(String taskId, String workerId, Duration lease);
+
+    /**
+     * Gives a claimed task back without counting the attempt (the worker was busy or lacked the tool):
+     * {@code CLAIMED → QUEUED}.
+     */
+    Task release(String taskId, String workerId);
+
+    /** Stores the result (JSON object text): {@code CLAIMED | RUNNING → COMPLETED}. */
+    Task complete(String taskId, String result);
+
+    /**
+     * Records a failed attempt. With {@code retry} and attempts left the task goes back to {@code QUEUED}, due
+     * after a backoff that doubles with each attempt; otherwise it becomes {@code FAILED}.
+     */
+    Task fail(String taskId, String error, boolean retry);
+
+    /** Cancels a queued, claimed or running task; a finished task cannot be cancelled. */
+    Task cancel(String taskId, String reason);
+
+    /** The task, if the queue has it. */
+    Optional<Task> get(String taskId);
+
+    /** Tasks in any of {@code statuses}, oldest first, at most {@code limit}. */
+    List<Task> list(Set<TaskStatus> statuses, int limit);
+
+    /** How many tasks are queued (due or not). */
+    long countQueued();
+
+    /** How many queued tasks the worker could claim now or later: tools in its capabilities, target it or none. */
+    long countQueued(String workerId, Set<String> capabilities);
+
+    /**
+     * Handles expired leases: each claimed or running task whose lease ran out goes back to {@code QUEUED}
+     * (a claimed one without counting the attempt), or to {@code FAILED} when a running one has no attempts
+     * left. Returns the changed tasks.
+     */
+    List<Task> requeueExpiredLeases();
+
+    /** Deletes finished tasks that finished before {@code cutoff}; returns how many. */
+    int deleteFinishedBefore(Instant cutoff);
+
+    /** Releases the queue's resources. */
+    @Override
+    void close();
+}

@@ -1,0 +1,31 @@
+package dev.efferent.tools.fs;
+
+import dev.efferent.tools.spi.Settings;
+import dev.efferent.tools.spi.ToolException;
+
+/**
+ * The file toolkit's caps, from {@code tools.fs.*}.
+ *
+ * @param maxReadBytes       most bytes read_file returns in one call (default 256 KiB)
+ * @param maxListEntries     most entries list_dir returns (default 1000)
+ * @param maxSearchMatches   most matches search_files may be asked for (default 1000)
+ * @param maxSearchFileBytes larger files are skipped by search_files (default 10 MiB)
+ */
+record FsLimits(long maxReadBytes, int maxListEntries, int maxSearchMatches, long maxSearchFileBytes) {
+    static FsLimits from(Settings settings) {
+        return new FsLimits(
+                positive(settings, "max-read-bytes", 256 * 1024),
+                (int) positive(settings, "max-list-entries", 1000),
+                (int) positive(settings, "max-search-matches", 1000),
+                positive(settings, "max-search-file-bytes", 10L * 1024 * 1024));
+    }
+
+    private static long positive(Settings settings, String key, long defaultValue) {
+        long value = settings.getLong(key, defaultValue);
+        if (value < 1 || value > Integer.MAX_VALUE) {
+            throw new ToolException("setting 'tools.fs." + key + "' must be from 1 to " + Integer.MAX_VALUE
+                    + ", got " + value);
+        }
+        return value;
+    }
+}

@@ -1,0 +1,164 @@
+package dev.efferent.tools.fs;
+
+import dev.efferent.tools.spi.Tool;
+import dev.efferent.tools.spi.ToolContext;
+import dev.efferent.tools.spi.ToolException;
+import dev.efferent.tools.spi.ToolHints;
+import dev.efferent.tools.spi.ToolParams;
+import dev.efferent.tools.spi.ToolResult;
+import dev.efferent.tools.spi.ToolSpec;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileSystems;
+import java.nio.file.FileVisitResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/** search_files: a regular expression over the text files under a path, reported as {@code file:line: text}. */
+final class SearchFilesTool implements Tool {
+    private static final int MAX_LINE_CHARS = 300;
+    private static final ToolSpec SPEC = ToolSpec.local("search_files",
+            "Search text files under 'path' (default the first root) for a Java regular expression. Returns "
+                    + "'file:line: text' for each matching line, at most 'max_matches' (default 100). Binary files, "
+                    + "very large files and .git directories are skipped; symbolic links are not followed.",
+            """
+            {"type": "object",
+             "properties": {
+               "pattern": {"type": "string", "minLength": 1, "description": "Java regular expression"},
+               "path": {"type": "string", "default": ".", "description": "Directory or file inside a root"},
+               "glob": {"type": "string", "description": "Only files whose name matches, e.g. *.java"},
+               "ignore_case": {"type": "boolean", "default": false},
+               "max_matches": {"type": "integer", "minimum": 1, "maximum": 1000, "default": 100}
+             },
+             "required": ["pattern"],
+             "additionalProperties": false}
+            """, ToolHints.READ_ONLY);
+
+    private final FsLimits limits;
+
+    SearchFilesTool(FsLimits limits) {
+        this.limits = limits;
+    }
+
+    @Override
+    public ToolSpec spec() {
+        return SPEC;
+    }
+
+    @Override
+    public ToolResult call(ToolParams params, ToolContext context) {
+        String regex = params.string("pattern");
+        Pattern pattern;
+        try {
+            pattern = Pattern.compile(regex, params.bool("ignore_case", false)
+                    ? Pattern.CASE_INSENSITIVE | Pattern.UNICODE_CASE : 0);
+        } catch (PatternSyntaxException e) {
+            throw new ToolException("pattern '" + regex + "' is not a valid regular expression: "
+                    + e.getDescription() + " near index " + e.getIndex());
+        }
+        Optional<PathMatcher> glob = params.optionalString("glob")
+                .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g));
+        int max = (int) Math.min(params.integer("max_matches", 100), limits.maxSearchMatches());
+        String shown = params.string("path", ".");
+        Path start = context.roots().resolve(shown);
+        if (!Files.exists(start)) {
+            throw new ToolException("path '" + shown + "' does not exist");
+        }
+        Search search = new Search(pattern, glob, max, context);
+        try {
+            Files.walkFileTree(start, search);
+        } catch (IOException e) {
+            throw FileSupport.failure("search", shown, e);
+        }
+        StringBuilder out = new StringBuilder();
+        search.lines.forEach(l -> out.append(l).append('\n'));
+        if (search.lines.isEmpty()) {
+            out.append("No matches for /").append(regex).append("/ in ").append(search.filesSearched).append(" files\n");
+        } else if (search.truncated) {
+            out.append("[… stopped at ").append(max).append(" matches; narrow the pattern, path or glob]\n");
+        }
+        Map<String, Object> structured = new LinkedHashMap<>();
+        structured.put("matches", search.matches);
+        structured.put("filesSearched", search.filesSearched);
+        structured.put("truncated", search.truncated);
+        return ToolResult.of(out.toString(), structured);
+    }
+
+    /** One search's walk and its findings. */
+    private final class Search extends SimpleFileVisitor<Path> {
+        private final Pattern pattern;
+        private final Optional<PathMatcher> glob;
+        private final int max;
+        private final ToolContext context;
+        private final List<String> lines = new ArrayList<>();
+        private final List<Map<String, Object>> matches = new ArrayList<>();
+        private int filesSearched;
+        private boolean truncated;
+
+        Search(Pattern pattern, Optional<PathMatcher> glob, int max, ToolContext context) {
+            this.pattern = pattern;
+            this.glob = glob;
+            this.max = max;
+            this.context = context;
+        }
+
+        @Override
+        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
+            context.checkCancelled();
+            return ".git".equals(String.valueOf(dir.getFileName())) ? FileVisitResult.SKIP_SUBTREE
+                    : FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
+            if (!attrs.isRegularFile() || attrs.size() > limits.maxSearchFileBytes()
+                    || glob.map(g -> !g.matches(file.getFileName())).orElse(false)
+                    || FileSupport.looksBinary(file)) {
+                return FileVisitResult.CONTINUE;
+            }
+            filesSearched++;
+            String shown = context.roots().display(file);
+            var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE);
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(Files.newInputStream(file), decoder))) {
+                String line;
+                int lineNo = 0;
+                while ((line = reader.readLine()) != null) {
+                    lineNo++;
+                    Matcher m = pattern.matcher(line);
+                    if (m.find()) {
+                        if (matches.size() >= max) {
+                            truncated = true;
+                            return FileVisitResult.TERMINATE;
+                        }
+                        String text = line.length() > MAX_LINE_CHARS ? line.substring(0, MAX_LINE_CHARS) + "…" : line;
+                        lines.add(shown + ":" + lineNo + ": " + text);
+                        matches.add(Map.of("file", shown, "line", lineNo, "text", text));
+                    }
+                }
+            }
+            return FileVisitResult.CONTINUE;
+        }
+
+        @Override
+        public FileVisitResult visitFileFailed(Path file, IOException e) {
+            // An unreadable file (permissions, a vanished file) should not end the search of everything else.
+            return FileVisitResult.CONTINUE;
+        }
+    }
+}

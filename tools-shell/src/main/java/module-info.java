@@ -1,0 +1,12 @@
+/**
+ * run_shell: a command through the platform shell, with a timeout, an output cap, process-tree kill on cancel
+ * and refusal of destructive commands.
+ *
+ * @provides dev.efferent.tools.spi.ToolkitProvider
+ */
+module efferent.tools.shell {
+    requires efferent.tools.spi;
+
+    provides dev.efferent.tools.spi.ToolkitProvider
+            with dev.efferent.tools.shell.ShellToolkitProvider;
+}

@@ -1,0 +1,127 @@
+package dev.efferent.tools.spi;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The directories a tool may touch. {@link #resolve} turns a user's path into a real path inside one of them,
+ * refusing {@code ..} escapes, absolute paths elsewhere and symbolic links that lead outside.
+ */
+public final class AllowedRoots {
+    private final List<Path> roots;
+
+    private AllowedRoots(List<Path> roots) {
+        this.roots = roots;
+    }
+
+    /**
+     * Roots from existing directories; each is resolved to its real path.
+     *
+     * @throws ToolException if the list is empty or a root is not an existing directory
+     */
+    public static AllowedRoots of(List<Path> directories) {
+        if (directories.isEmpty()) {
+            throw new ToolException("no allowed roots configured: set tools.roots to at least one directory");
+        }
+        List<Path> real = new ArrayList<>();
+        for (Path dir : directories) {
+            try {
+                Path r = dir.toRealPath();
+                if (!Files.isDirectory(r)) {
+                    throw new ToolException("allowed root '" + dir + "' is not a directory");
+                }
+                real.add(r);
+            } catch (IOException e) {
+                throw new ToolException("allowed root '" + dir + "' does not exist or cannot be read: " + e.getMessage());
+            }
+        }
+        return new AllowedRoots(List.copyOf(real));
+    }
+
+    /** The roots, as real absolute paths; relative paths resolve against the first. */
+    public List<Path> paths() {
+        return roots;
+    }
+
+    /** The first root, where relative paths start. */
+    public Path home() {
+        return roots.getFirst();
+    }
+
+    /**
+     * Resolves {@code path} (relative to the first root, or absolute) to a real path inside a root. The path
+     * need not exist: its nearest existing ancestor is resolved, so a file can be created.
+     *
+     * @throws ToolException naming the path and the allowed roots if it lies, or leads through a link, outside
+     */
+    public Path resolve(String path) {
+        Objects.requireNonNull(path, "path");
+        Path requested;
+        try {
+            requested = home().resolve(path.isEmpty() ? "." : path).normalize();
+        } catch (InvalidPathException e) {
+            throw new ToolException("path '" + path + "' is not a valid path: " + e.getReason());
+        }
+        if (!isInside(requested)) {
+            throw outside(path, requested);
+        }
+        Path real = realPath(path, requested);
+        if (!isInside(real)) {
+            throw new ToolException("path '" + path + "' leads through a symbolic link to '" + real
+                    + "', which is outside the allowed roots " + roots);
+        }
+        return real;
+    }
+
+    /** Whether {@code absolute} (already normalised) lies inside a root. */
+    public boolean isInside(Path absolute) {
+        return roots.stream().anyMatch(absolute::startsWith);
+    }
+
+    /** The path relative to the root that holds it, for messages and listings. */
+    public String display(Path real) {
+        for (Path root : roots) {
+            if (real.startsWith(root)) {
+                String rel = root.relativize(real).toString();
+                return rel.isEmpty() ? "." : rel;
+            }
+        }
+        return real.toString();
+    }
+
+    private Path realPath(String original, Path requested) {
+        // Walk up to the nearest ancestor that exists, resolve it (following links), then re-append the rest.
+        Path existing = requested;
+        Path rest = existing.getFileSystem().getPath("");
+        while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+            rest = existing.getFileName().resolve(rest);
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return requested;
+        }
+        try {
+            return existing.toRealPath().resolve(rest).normalize();
+        } catch (NoSuchFileException e) {
+            throw new ToolException("path '" + original + "' is a symbolic link whose target does not exist");
+        } catch (IOException e) {
+            throw new ToolException("path '" + original + "' cannot be resolved: " + e.getMessage());
+        }
+    }
+
+    private ToolException outside(String original, Path requested) {
+        return new ToolException("path '" + original + "' (" + requested + ") is outside the allowed roots " + roots);
+    }
+
+    @Override
+    public String toString() {
+        return roots.toString();
+    }
+}
