@@ -86,14 +86,17 @@ final class RunningCall implements ToolContext, ToolExecution {
 
     @Override
     public void cancel(String reason) {
-        if (stop()) {
-            finish(ToolOutcome.cancelled(reason, elapsed()));
-        }
+        end(ToolOutcome.cancelled(reason, elapsed()));
     }
 
     void timeOut() {
-        if (stop()) {
-            finish(ToolOutcome.failed("timed out after " + DurationText.of(timeout), elapsed()));
+        end(ToolOutcome.failed("timed out after " + DurationText.of(timeout), elapsed()));
+    }
+
+    /** Ends the call with {@code result} first, so a tool returning meanwhile cannot win, then stops the tool. */
+    private void end(ToolOutcome result) {
+        if (finish(result)) {
+            stopTool();
         }
     }
 
@@ -118,13 +121,10 @@ final class RunningCall implements ToolContext, ToolExecution {
         Thread.interrupted();
     }
 
-    /** Marks the call cancelled, runs the hooks and interrupts the tool; false if it had already ended. */
-    private boolean stop() {
+    /** Marks the call cancelled, interrupts the tool and runs its cancel hooks. */
+    private void stopTool() {
         List<Runnable> toRun;
         synchronized (this) {
-            if (cancelled || outcome.isDone()) {
-                return false;
-            }
             cancelled = true;
             toRun = List.copyOf(hooks);
             hooks.clear();
@@ -133,7 +133,6 @@ final class RunningCall implements ToolContext, ToolExecution {
             }
         }
         toRun.forEach(this::runHook);
-        return true;
     }
 
     private void runHook(Runnable hook) {

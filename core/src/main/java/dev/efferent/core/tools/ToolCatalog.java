@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.PathType;
 import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import dev.efferent.core.plugin.PluginException;
@@ -34,7 +35,8 @@ public final class ToolCatalog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ToolCatalog.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonSchemaFactory SCHEMAS = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
-    private static final SchemaValidatorsConfig SCHEMA_CONFIG = SchemaValidatorsConfig.builder().build();
+    private static final SchemaValidatorsConfig SCHEMA_CONFIG = SchemaValidatorsConfig.builder()
+            .pathType(PathType.JSON_PATH).build();
 
     private final List<Toolkit> toolkits;
     private final Map<String, CatalogEntry> byName;

@@ -1,0 +1,83 @@
+package dev.efferent.core.config;
+
+import io.helidon.config.Config;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ConfigLoaderTest {
+    @TempDir
+    Path dir;
+
+    private Path yaml(String text) throws IOException {
+        Path file = dir.resolve("efferent.yaml");
+        Files.writeString(file, text);
+        return file;
+    }
+
+    @Test
+    void environmentOverridesTheFileWhichOverridesDefaults() throws IOException {
+        Path file = yaml("""
+                worker:
+                  name: laptop
+                  secret: from-file
+                hands:
+                  enabled: true
+                """);
+        Config config = ConfigLoader.load(Optional.of(file), Map.of("EFFERENT_WORKER_SECRET", "from-env",
+                "HOME", "/ignored"), Map.of("worker.name", "default-name", "server.port", "18789"));
+        assertEquals("from-env", config.get("worker.secret").asString().get());
+        assertEquals("laptop", config.get("worker.name").asString().get());
+        assertEquals(18789, config.get("server.port").asInt().get());
+        assertTrue(config.get("hands.enabled").asBoolean().get());
+        assertTrue(config.get("home").asString().isEmpty(), "only EFFERENT_* variables are read");
+    }
+
+    @Test
+    void environmentVariableNamesMapToKeys() {
+        assertEquals("worker.secret", ConfigLoader.keyOf("EFFERENT_WORKER_SECRET"));
+        assertEquals("tools.shell.max-output-bytes", ConfigLoader.keyOf("EFFERENT_TOOLS_SHELL_MAX__OUTPUT__BYTES"));
+        assertEquals("EFFERENT_TOOLS_FS_MAX__READ__BYTES", ConfigLoader.environmentVariableOf("tools.fs.max-read-bytes"));
+        Config config = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_TOOLS_SHELL_MAX__OUTPUT__BYTES", "2048"),
+                Map.of());
+        assertEquals(2048, config.get("tools.shell.max-output-bytes").asInt().get());
+    }
+
+    @Test
+    void missingFileIsAClearError() {
+        Path missing = dir.resolve("nope.yaml");
+        ConfigException e = assertThrows(ConfigException.class,
+                () -> ConfigLoader.load(Optional.of(missing), Map.of(), Map.of()));
+        assertEquals("configuration file '" + missing.toAbsolutePath()
+                + "' does not exist; pass an existing YAML file or leave the option out to use defaults", e.getMessage());
+    }
+
+    @Test
+    void settingsReadListsFromYamlOrCommaSeparatedValues() throws IOException {
+        Path file = yaml("""
+                tools:
+                  roots:
+                    - /a
+                    - /b
+                  fs:
+                    max-read-bytes: 4096
+                """);
+        Config config = ConfigLoader.load(Optional.of(file), Map.of("EFFERENT_TOOLS_EXTRA", "x, y ,,z"), Map.of());
+        ConfigSettings tools = new ConfigSettings(config.get("tools"));
+        assertEquals(List.of("/a", "/b"), tools.list("roots"));
+        assertEquals(List.of("x", "y", "z"), tools.list("extra"));
+        assertEquals(4096, new ConfigSettings(config.get("tools.fs")).getLong("max-read-bytes", 1));
+        assertEquals(Optional.empty(), tools.get("missing"));
+        assertEquals(List.of(), tools.list("missing"));
+    }
+}

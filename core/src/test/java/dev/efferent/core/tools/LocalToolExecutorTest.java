@@ -1,0 +1,155 @@
+package dev.efferent.core.tools;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.tools.spi.AllowedRoots;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LocalToolExecutorTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    @TempDir
+    Path root;
+    private FakeToolkit toolkit;
+    private LocalToolExecutor executor;
+
+    @BeforeEach
+    void setUp() {
+        toolkit = new FakeToolkit();
+        executor = new LocalToolExecutor(ToolCatalog.of(List.of(toolkit)), AllowedRoots.of(List.of(root)));
+    }
+
+    @AfterEach
+    void tearDown() {
+        executor.close();
+    }
+
+    private static ObjectNode params(String json) throws Exception {
+        return (ObjectNode) JSON.readTree(json);
+    }
+
+    private ToolOutcome run(String tool, String json) throws Exception {
+        return executor.execute(new ToolCall("t1", tool, params(json), Duration.ofSeconds(10)), ProgressListener.NONE)
+                .outcome().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void runsAToolAndReturnsItsResult() throws Exception {
+        ToolOutcome outcome = run("echo", "{\"text\":\"ab\",\"count\":3}");
+        assertEquals(ToolOutcome.Status.COMPLETED, outcome.status());
+        assertEquals("ababab", outcome.result().orElseThrow().text());
+    }
+
+    @Test
+    void missingRequiredParamIsNamed() throws Exception {
+        ToolOutcome outcome = run("echo", "{}");
+        assertEquals(ToolOutcome.Status.FAILED, outcome.status());
+        String error = outcome.error().orElseThrow();
+        assertTrue(error.startsWith("invalid params for echo: "), error);
+        assertTrue(error.contains("text") && error.contains("required"), error);
+    }
+
+    @Test
+    void wrongTypeIsNamed() throws Exception {
+        String error = run("echo", "{\"text\":\"a\",\"count\":\"three\"}").error().orElseThrow();
+        assertTrue(error.contains("$.count") && error.contains("string") && error.contains("integer"), error);
+    }
+
+    @Test
+    void outOfRangeAndUnknownParamsAreNamed() throws Exception {
+        assertTrue(run("echo", "{\"text\":\"a\",\"count\":0}").error().orElseThrow().contains("$.count"));
+        String unknown = run("echo", "{\"text\":\"a\",\"colour\":\"red\"}").error().orElseThrow();
+        assertTrue(unknown.contains("colour"), unknown);
+    }
+
+    @Test
+    void checkTellsUnknownToolsFromBadParams() throws Exception {
+        var unknown = executor.check("nope", params("{}")).orElseThrow();
+        assertEquals(LocalToolExecutor.Refusal.Kind.UNKNOWN_TOOL, unknown.kind());
+        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow]", unknown.message());
+        assertEquals(LocalToolExecutor.Refusal.Kind.BAD_PARAMS, executor.check("echo", params("{}")).orElseThrow().kind());
+        assertTrue(executor.check("echo", params("{\"text\":\"x\"}")).isEmpty());
+        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow]",
+                run("nope", "{}").error().orElseThrow());
+    }
+
+    @Test
+    void toolExceptionBecomesAFailureWithItsMessage() throws Exception {
+        ToolOutcome outcome = run("refuse", "{}");
+        assertEquals(ToolOutcome.Status.FAILED, outcome.status());
+        assertEquals("path 'x' is outside the allowed roots", outcome.error().orElseThrow());
+    }
+
+    @Test
+    void anyOtherExceptionBecomesAFailureNotACrash() throws Exception {
+        ToolOutcome outcome = run("boom", "{}");
+        assertEquals(ToolOutcome.Status.FAILED, outcome.status());
+        assertEquals("boom failed: IllegalStateException: kaput", outcome.error().orElseThrow());
+        assertEquals(ToolOutcome.Status.COMPLETED, run("echo", "{\"text\":\"still alive\"}").status());
+    }
+
+    @Test
+    void progressIsForwardedAndClamped() throws Exception {
+        List<String> seen = new CopyOnWriteArrayList<>();
+        executor.execute(new ToolCall("t9", "progress", params("{}"), Duration.ofSeconds(5)),
+                        (task, percent, message) -> seen.add(task + " " + percent + " " + message))
+                .outcome().get(5, TimeUnit.SECONDS);
+        assertEquals(List.of("t9 10 ten", "t9 100 over", "t9 0 "), seen);
+    }
+
+    @Test
+    void deadlineFailsTheCallAndRunsItsCancelHooks() throws Exception {
+        ToolExecution execution = executor.execute(new ToolCall("t2", "slow", params("{}"), Duration.ofMillis(300)),
+                ProgressListener.NONE);
+        ToolOutcome outcome = execution.outcome().get(10, TimeUnit.SECONDS);
+        assertEquals(ToolOutcome.Status.FAILED, outcome.status());
+        assertEquals("timed out after 300ms", outcome.error().orElseThrow());
+        assertTrue(toolkit.cancelHookRan.await(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void cancelEndsTheCallAtOnceInterruptsTheToolAndRunsHooks() throws Exception {
+        ToolExecution execution = executor.execute(new ToolCall("t3", "slow", params("{}"), Duration.ofMinutes(1)),
+                ProgressListener.NONE);
+        assertTrue(toolkit.slowStarted.await(5, TimeUnit.SECONDS));
+        execution.cancel("cancelled by user");
+        ToolOutcome outcome = execution.outcome().get(5, TimeUnit.SECONDS);
+        assertEquals(ToolOutcome.Status.CANCELLED, outcome.status());
+        assertEquals("cancelled by user", outcome.error().orElseThrow());
+        assertTrue(toolkit.cancelHookRan.await(5, TimeUnit.SECONDS));
+        for (int i = 0; i < 100 && !toolkit.slowSawInterrupt; i++) {
+            Thread.sleep(20);
+        }
+        assertTrue(toolkit.slowSawInterrupt, "the tool's thread was interrupted");
+    }
+
+    @Test
+    void cancelAfterTheEndChangesNothing() throws Exception {
+        ToolExecution execution = executor.execute(new ToolCall("t4", "echo", params("{\"text\":\"x\"}"),
+                Duration.ofSeconds(5)), ProgressListener.NONE);
+        ToolOutcome done = execution.outcome().get(5, TimeUnit.SECONDS);
+        execution.cancel("too late");
+        assertEquals(done, execution.outcome().get());
+        assertEquals(ToolOutcome.Status.COMPLETED, done.status());
+    }
+
+    @Test
+    void durationsReadAsPeopleWriteThem() {
+        assertEquals("30s", DurationText.of(Duration.ofSeconds(30)));
+        assertEquals("1500ms", DurationText.of(Duration.ofMillis(1500)));
+        assertEquals("5m", DurationText.of(Duration.ofMinutes(5)));
+        assertEquals("1h 30m", DurationText.of(Duration.ofMinutes(90)));
+        assertEquals("2h", DurationText.of(Duration.ofHours(2)));
+    }
+}
