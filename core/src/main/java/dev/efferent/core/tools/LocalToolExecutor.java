@@ -120,10 +120,12 @@ public final class LocalToolExecutor implements AutoCloseable {
         return running;
     }
 
+    /** Stops running calls and closes the catalogue's toolkits. */
     @Override
     public void close() {
         deadlines.shutdownNow();
         threads.shutdownNow();
+        catalog.close();
     }
 
     private static Map<String, Object> toMap(ObjectNode params) {
