@@ -45,6 +45,10 @@ public abstract class TaskQueueContract {
     /** The queue under test. */
     protected TaskQueue queue;
 
+    /** For a provider's test class. */
+    protected TaskQueueContract() {
+    }
+
     /** Opens a fresh, empty queue on {@code clock}. */
     protected abstract TaskQueue openQueue(Clock clock);
 

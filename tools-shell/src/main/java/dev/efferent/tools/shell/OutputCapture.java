@@ -34,7 +34,7 @@ final class OutputCapture implements Runnable {
             int n;
             while ((n = in.read(buffer)) > 0) {
                 synchronized (this) {
-                    int keep = (int) Math.max(0, Math.min(n, cap - kept.size()));
+                    int keep = Math.max(0, Math.min(n, cap - kept.size()));
                     kept.write(buffer, 0, keep);
                     dropped += n - keep;
                 }
