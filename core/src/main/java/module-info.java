@@ -6,6 +6,7 @@
  */
 module efferent.core {
     requires transitive efferent.tools.spi;
+    requires transitive efferent.protocol;
     requires transitive io.helidon.config;
     requires io.helidon.config.yaml;
     requires transitive com.fasterxml.jackson.databind;

@@ -1,0 +1,83 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.protocol.ProtocolException;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * One worker connection as the router sees it: decodes frames on the transport's thread, answers refused
+ * ones, disconnects a peer that keeps sending them, and hands messages to the router's thread.
+ */
+final class Connection implements WorkerConnection {
+    private static final System.Logger LOG = System.getLogger(Connection.class.getName());
+    /** More refused frames than this within {@link #ABUSE_WINDOW} close the connection with 1008. */
+    static final int MAX_REFUSED = 10;
+    static final Duration ABUSE_WINDOW = Duration.ofMinutes(1);
+
+    final WorkerLink link;
+    final boolean local;
+    private final Router router;
+    private final ProtocolCodec codec;
+    private final Clock clock;
+    private final Deque<Instant> refused = new ArrayDeque<>();
+    /** Set on the router's thread once the worker has registered. */
+    WorkerSession session;
+
+    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock) {
+        this.router = router;
+        this.link = link;
+        this.local = local;
+        this.codec = codec;
+        this.clock = clock;
+    }
+
+    @Override
+    public void receive(String frame) {
+        Message message;
+        try {
+            message = codec.decode(frame);
+        } catch (ProtocolException e) {
+            LOG.log(Level.WARNING, "Refused a frame from worker {0}: {1}", who(), e.getMessage());
+            link.send(ErrorMessage.of(e));
+            if (tooManyRefused()) {
+                LOG.log(Level.WARNING, "Disconnecting worker {0}: more than {1} refused frames in a minute", who(),
+                        MAX_REFUSED);
+                link.close(1008, "too many invalid frames");
+            }
+            return;
+        }
+        receive(message);
+    }
+
+    @Override
+    public void receive(Message message) {
+        router.post(() -> router.onMessage(this, message));
+    }
+
+    @Override
+    public void closed(String why) {
+        router.post(() -> router.onClosed(this, why));
+    }
+
+    String who() {
+        WorkerSession s = session;
+        return s == null ? link.describe() : s.name + " (" + s.id + ")";
+    }
+
+    private synchronized boolean tooManyRefused() {
+        Instant now = clock.instant();
+        refused.addLast(now);
+        while (!refused.isEmpty() && refused.peekFirst().isBefore(now.minus(ABUSE_WINDOW))) {
+            refused.removeFirst();
+        }
+        return refused.size() > MAX_REFUSED;
+    }
+}

@@ -1,0 +1,261 @@
+package dev.efferent.router;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.efferent.core.tools.DurationText;
+import dev.efferent.protocol.TaskCancel;
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
+
+/**
+ * The routing rules and a task's life after submission: choosing workers, claiming and dispatching, deadlines,
+ * cancel, lost workers and heartbeats. Runs on the router's thread only.
+ */
+final class Dispatcher extends WorkerMessages {
+    private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+
+    Dispatcher(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
+               BiFunction<Runnable, Duration, Future<?>> scheduler) {
+        super(settings, queue, clock, state, scheduler);
+    }
+
+    Submission submit(TaskRequest request) {
+        ToolDescriptor tool = state.knownTools.get(request.tool());
+        if (tool == null) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "unknown tool '" + request.tool()
+                    + "'; known tools: " + state.knownTools.keySet().stream().sorted().toList());
+        }
+        state.localTools.filter(local -> local.catalog().find(tool.name()).isPresent())
+                .flatMap(local -> local.check(tool.name(), request.params()))
+                .ifPresent(refusal -> {
+                    throw new RouterException(RouterException.Kind.BAD_REQUEST, refusal.message());
+                });
+        int priority = request.priority().orElse(NewTask.DEFAULT_PRIORITY);
+        if (priority < NewTask.MIN_PRIORITY || priority > NewTask.MAX_PRIORITY) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "priority must be from 1 to 10, got " + priority);
+        }
+        Duration timeout = request.timeout().orElse(settings.defaultTimeout());
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "timeoutMs must be positive, got "
+                    + timeout.toMillis());
+        }
+        Optional<String> target = request.worker().map(w -> state.findWorker(w).orElseThrow(() ->
+                new RouterException(RouterException.Kind.BAD_REQUEST, "no worker named '" + w + "'; known workers: "
+                        + state.workerNames())));
+        String params;
+        try {
+            params = Router.JSON.writeValueAsString(request.params());
+        } catch (JsonProcessingException e) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "params cannot be serialised: " + e.getMessage());
+        }
+        NewTask.Builder spec = NewTask.builder(tool.name(), params).priority(priority).timeout(timeout)
+                .maxAttempts(tool.readOnly() || tool.idempotent() ? settings.maxAttempts() : 1);
+        target.ifPresent(spec::targetWorker);
+        request.requester().ifPresent(spec::requester);
+        request.idempotencyKey().ifPresent(spec::idempotencyKey);
+        Task task = queue.enqueue(spec.build());
+        if (task.status() != TaskStatus.QUEUED || !task.createdAt().equals(task.updatedAt())) {
+            return new Submission(task, false, "This request was already submitted as task " + task.id() + ".");
+        }
+        List<WorkerSession> candidates = candidates(task, request.requester());
+        for (WorkerSession s : candidates) {
+            if (s.freeSlots() > 0) {
+                pump(s);
+                if (state.inflight.containsKey(task.id())) {
+                    break;
+                }
+            }
+        }
+        Inflight dispatched = state.inflight.get(task.id());
+        boolean offline = candidates.isEmpty();
+        String message;
+        if (dispatched != null) {
+            task = dispatched.task;
+            message = "Running " + tool.name() + " on " + dispatched.session.name + " (" + task.id() + ").";
+        } else if (offline) {
+            message = "Your machine is offline. I've queued this task (" + task.id() + ").";
+        } else {
+            message = "Every worker that has " + tool.name() + " is busy. I've queued this task (" + task.id() + ").";
+        }
+        Task submitted = task;
+        state.listeners.forEach(l -> l.submitted(submitted, offline));
+        return new Submission(task, offline, message);
+    }
+
+    /** Online workers that could run {@code task}: its target only, else the requester's active worker, then the least loaded. */
+    private List<WorkerSession> candidates(Task task, Optional<String> requester) {
+        Optional<String> active = requester.flatMap(state::activeWorker);
+        List<WorkerSession> list = new ArrayList<>(state.sessions.values().stream()
+                .filter(s -> s.tools.containsKey(task.tool()))
+                .filter(s -> task.targetWorker().map(s.id::equals).orElse(true))
+                .toList());
+        list.sort(Comparator.comparing((WorkerSession s) -> !active.map(s.id::equals).orElse(false))
+                .thenComparingDouble(WorkerSession::load));
+        return list;
+    }
+
+    Task cancel(String taskId, String reason) {
+        Task task = queue.get(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
+                "no task with id '" + taskId + "'"));
+        if (task.status().isFinished()) {
+            throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is already "
+                    + task.status().name().toLowerCase(java.util.Locale.ROOT) + "; only queued or running tasks can be cancelled");
+        }
+        Task cancelled;
+        try {
+            cancelled = queue.cancel(taskId, reason);
+        } catch (IllegalTransitionException e) {
+            throw new RouterException(RouterException.Kind.CONFLICT, e.getMessage());
+        }
+        stopOnWorker(taskId, reason);
+        LOG.log(Level.INFO, "Task {0} ({1}) cancelled: {2}", taskId, task.tool(), reason);
+        finished(cancelled);
+        return cancelled;
+    }
+
+    CompletableFuture<Task> completion(String taskId) {
+        Optional<Task> task = queue.get(taskId);
+        if (task.isEmpty()) {
+            return CompletableFuture.failedFuture(new RouterException(RouterException.Kind.NOT_FOUND,
+                    "no task with id '" + taskId + "'"));
+        }
+        if (task.get().status().isFinished()) {
+            return CompletableFuture.completedFuture(task.get());
+        }
+        CompletableFuture<Task> future = new CompletableFuture<>();
+        state.waiters.computeIfAbsent(taskId, k -> new ArrayList<>()).add(future);
+        return future;
+    }
+
+    /** Claims work for the worker's free slots and dispatches it. */
+    @Override
+    void pump(WorkerSession s) {
+        int free = s.freeSlots();
+        if (free == 0 || s.tools.isEmpty()) {
+            return;
+        }
+        List<Task> claimed;
+        try {
+            claimed = queue.claim(new ClaimRequest(s.id, s.toolNames(), free, settings.lease()));
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not claim tasks for worker " + s.name, e);
+            return;
+        }
+        claimed.forEach(t -> dispatch(s, t));
+    }
+
+    private void dispatch(WorkerSession s, Task task) {
+        Instant now = clock.instant();
+        ToolDescriptor tool = s.tools.get(task.tool());
+        Inflight f = new Inflight(task, s, tool != null && (tool.readOnly() || tool.idempotent()), now);
+        TaskDispatch message;
+        try {
+            message = new TaskDispatch(task.id(), task.tool(), Router.parseParams(task.params()), task.priority(),
+                    task.timeout().toMillis(), task.attempt());
+        } catch (IllegalStateException e) {
+            LOG.log(Level.ERROR, "Task " + task.id() + " cannot be dispatched", e);
+            finished(queue.fail(task.id(), e.getMessage(), false));
+            return;
+        }
+        f.deadline = scheduler.apply(() -> timeOut(task.id(), f), task.timeout());
+        state.inflight.put(task.id(), f);
+        s.inflight.put(task.id(), f);
+        s.link.send(message);
+        Duration waited = Duration.between(task.createdAt(), now);
+        LOG.log(Level.DEBUG, "Task {0} ({1}) dispatched to {2}, attempt {3}", task.id(), task.tool(), s.name,
+                task.attempt());
+        state.listeners.forEach(l -> l.dispatched(task, s.id, waited));
+    }
+
+    private void timeOut(String taskId, Inflight f) {
+        if (state.inflight.get(taskId) != f || f.cancelled) {
+            return;
+        }
+        String reason = "timed out after " + DurationText.of(f.task.timeout());
+        f.cancelled = true;
+        f.session.link.send(new TaskCancel(taskId, reason));
+        try {
+            Task failed = queue.fail(taskId, reason, false);
+            LOG.log(Level.WARNING, "Task {0} ({1}) on {2} {3}", taskId, f.task.tool(), f.session.name, reason);
+            finished(failed);
+        } catch (QueueException e) {
+            LOG.log(Level.DEBUG, "Task {0} timed out but had already ended: {1}", taskId, e.getMessage());
+        }
+    }
+
+    /** Tells the worker running {@code taskId}, if any, to stop; it stays in flight until its result arrives. */
+    private void stopOnWorker(String taskId, String reason) {
+        Inflight f = state.inflight.get(taskId);
+        if (f != null && !f.cancelled) {
+            f.cancelled = true;
+            if (f.deadline != null) {
+                f.deadline.cancel(false);
+            }
+            f.session.link.send(new TaskCancel(taskId, reason));
+        }
+    }
+
+    /** Every few heartbeat intervals' fraction: declares silent workers offline. */
+    void checkHeartbeats() {
+        Instant now = clock.instant();
+        Duration limit = settings.heartbeatInterval().multipliedBy(2);
+        for (WorkerSession s : List.copyOf(state.sessions.values())) {
+            if (!s.local && Duration.between(s.lastHeartbeat, now).compareTo(limit) > 0) {
+                String why = "no heartbeat for " + DurationText.of(Duration.ofMillis(
+                        Duration.between(s.lastHeartbeat, now).toMillis()));
+                s.link.close(4001, "heartbeat timeout");
+                lose(s, why);
+            }
+        }
+    }
+
+    /** Every poll interval: renews leases of dispatched tasks, requeues expired ones, and looks for work. */
+    void maintain() {
+        Instant now = clock.instant();
+        Duration half = settings.lease().dividedBy(2);
+        for (Inflight f : state.inflight.values()) {
+            if (!f.cancelled && Duration.between(f.leaseRenewedAt, now).compareTo(half) >= 0) {
+                try {
+                    queue.renewLease(f.task.id(), f.session.id, settings.lease());
+                    f.leaseRenewedAt = now;
+                } catch (QueueException e) {
+                    LOG.log(Level.DEBUG, "Lease of task {0} not renewed: {1}", f.task.id(), e.getMessage());
+                }
+            }
+        }
+        try {
+            for (Task t : queue.requeueExpiredLeases()) {
+                if (t.status().isFinished()) {
+                    finished(t);
+                }
+            }
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not requeue expired leases", e);
+        }
+        pumpAll();
+    }
+
+    @Override
+    void pumpAll() {
+        state.sessions.values().stream().sorted(Comparator.comparingDouble(WorkerSession::load)).toList()
+                .forEach(this::pump);
+    }
+}

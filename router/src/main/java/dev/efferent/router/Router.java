@@ -1,0 +1,275 @@
+package dev.efferent.router;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.tools.LocalToolExecutor;
+import dev.efferent.core.tools.TaskRunner;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+
+import java.lang.System.Logger.Level;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Routes tool calls. Every call becomes a task in the queue; the router hands queued tasks to workers that
+ * have the tool (the brain's own in-process worker included) within their concurrency, tracks each dispatched
+ * task to its result, enforces deadlines, watches heartbeats, and fails or requeues the tasks of a worker
+ * that is lost. Transport-agnostic: workers are {@link WorkerLink}s.
+ * <p>
+ * All routing state lives on one thread, the router's loop; public methods hand their work to it.
+ */
+public final class Router implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Router.class.getName());
+    static final ObjectMapper JSON = new ObjectMapper();
+    /** The id and name of the brain's in-process worker. */
+    public static final String LOCAL_WORKER = "brain";
+
+    private final RouterSettings settings;
+    private final TaskQueue queue;
+    private final Clock clock;
+    private final ProtocolCodec codec;
+    private final ExecutorService loop = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("efferent-router").factory());
+    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("efferent-router-timers").daemon().factory());
+    private final RouterState state;
+    private final Dispatcher dispatcher;
+
+    private Router(RouterSettings settings, TaskQueue queue, ProtocolCodec codec, Clock clock) {
+        this.settings = settings;
+        this.queue = queue;
+        this.codec = codec;
+        this.clock = clock;
+        this.state = new RouterState();
+        this.dispatcher = new Dispatcher(settings, queue, clock, state, this::schedule);
+    }
+
+    /**
+     * Starts a router.
+     *
+     * @param settings how it behaves
+     * @param queue    the task queue
+     * @param local    the brain's own tools; their in-process worker runs all of them in single-machine mode,
+     *                 and the CLOUD ones with hands enabled
+     * @param codec    decodes worker frames
+     * @param clock    the clock for heartbeats, deadlines and waits
+     */
+    public static Router start(RouterSettings settings, TaskQueue queue, Optional<LocalToolExecutor> local,
+                               ProtocolCodec codec, Clock clock) {
+        Router router = new Router(settings, queue, codec, clock);
+        local.ifPresent(router::startLocalWorker);
+        long tick = Math.max(50, settings.heartbeatInterval().toMillis() / 4);
+        router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::checkHeartbeats), tick, tick,
+                TimeUnit.MILLISECONDS);
+        long poll = settings.pollInterval().toMillis();
+        router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::maintain), poll, poll,
+                TimeUnit.MILLISECONDS);
+        return router;
+    }
+
+    /** The settings this router runs with. */
+    public RouterSettings settings() {
+        return settings;
+    }
+
+    /** A new worker connection; feed it the worker's frames. */
+    public WorkerConnection connect(WorkerLink link) {
+        return new Connection(this, link, false, codec, clock);
+    }
+
+    /**
+     * Submits a tool call: it is queued and, if a worker that has the tool has a free slot, dispatched at once.
+     *
+     * @throws RouterException for an unknown tool or worker, invalid params or values out of range
+     */
+    public Submission submit(TaskRequest request) {
+        return call(() -> dispatcher.submit(request));
+    }
+
+    /**
+     * Cancels a queued or running task; a running one is told to stop.
+     *
+     * @throws RouterException NOT_FOUND for an unknown id, CONFLICT for a finished task
+     */
+    public Task cancel(String taskId, String reason) {
+        return call(() -> dispatcher.cancel(taskId, reason));
+    }
+
+    /** A future that completes with the task once it has finished; at once if it already has. */
+    public CompletableFuture<Task> completion(String taskId) {
+        return call(() -> dispatcher.completion(taskId));
+    }
+
+    /** The task, if the queue has it. */
+    public Optional<Task> task(String taskId) {
+        return queue.get(taskId);
+    }
+
+    /** Tasks in any of {@code statuses} (all when empty), oldest first. */
+    public List<Task> tasks(Set<TaskStatus> statuses, int limit) {
+        return queue.list(statuses, limit);
+    }
+
+    /** Every worker the router has seen since it started: online ones first, then by name. */
+    public List<WorkerInfo> workers() {
+        return call(state::workers);
+    }
+
+    /** Every tool the brain knows, with the online workers that have it. */
+    public List<ToolInfo> tools() {
+        return call(() -> state.tools(settings));
+    }
+
+    /**
+     * Makes {@code worker} (a name or an id) the one that runs {@code requester}'s tasks when it can.
+     *
+     * @throws RouterException if no worker has that name
+     */
+    public WorkerInfo setActiveWorker(String requester, String worker) {
+        return call(() -> state.setActiveWorker(requester, worker));
+    }
+
+    /** The worker that runs {@code requester}'s tasks first, if one was chosen. */
+    public Optional<String> activeWorker(String requester) {
+        return call(() -> state.activeWorker(requester));
+    }
+
+    /** Adds a listener for task and worker events. */
+    public void addListener(RouterListener listener) {
+        state.listeners.add(listener);
+    }
+
+    /** Tasks queued now. */
+    public long queuedCount() {
+        return queue.countQueued();
+    }
+
+    /** Tasks dispatched to workers and not yet finished. */
+    public int runningCount() {
+        return call(state::runningCount);
+    }
+
+    /** Workers online, not counting the brain's in-process worker. */
+    public int workersOnline() {
+        return call(() -> (int) state.sessions.values().stream().filter(s -> !s.local).count());
+    }
+
+    /** Stops the router: its workers are disconnected (1001) and its threads stopped. The queue stays open. */
+    @Override
+    public void close() {
+        try {
+            call(() -> {
+                state.sessions.values().forEach(s -> s.link.close(1001, "brain shutting down"));
+                return null;
+            });
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Router did not close its workers cleanly", e);
+        }
+        timers.shutdownNow();
+        loop.shutdown();
+        try {
+            if (!loop.awaitTermination(5, TimeUnit.SECONDS)) {
+                loop.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            loop.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void onMessage(Connection connection, Message message) {
+        dispatcher.onMessage(connection, message);
+    }
+
+    void onClosed(Connection connection, String why) {
+        dispatcher.onClosed(connection, why);
+    }
+
+    /** Runs {@code work} on the router's thread, logging anything it throws. */
+    void post(Runnable work) {
+        try {
+            loop.execute(() -> {
+                try {
+                    work.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "Router failed while handling an event; it goes on", e);
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            LOG.log(Level.DEBUG, "Router is closed; event dropped");
+        }
+    }
+
+    private Future<?> schedule(Runnable work, Duration delay) {
+        return timers.schedule(() -> post(work), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    private <T> T call(Callable<T> work) {
+        Future<T> future = loop.submit(work);
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new CompletionException(e.getCause());
+        }
+    }
+
+    private void startLocalWorker(LocalToolExecutor executor) {
+        List<ToolDescriptor> all = executor.catalog().entries().stream()
+                .map(e -> Descriptors.of(e, settings)).toList();
+        all.forEach(d -> state.knownTools.put(d.name(), d));
+        state.localTools = Optional.of(executor);
+        executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
+        List<ToolDescriptor> runsHere = settings.handsEnabled()
+                ? all.stream().filter(d -> "CLOUD".equals(d.placement())).toList() : all;
+        InProcessWorker link = new InProcessWorker();
+        Connection connection = new Connection(this, link, true, codec, clock);
+        link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
+        connection.receive(new WorkerRegister(1, LOCAL_WORKER, LOCAL_WORKER, hostname(),
+                System.getProperty("os.name", "").toLowerCase(Locale.ROOT) + "-" + System.getProperty("os.arch", ""),
+                runsHere, settings.localConcurrency()));
+    }
+
+    private static String hostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
+    }
+
+    static ObjectNode parseParams(String json) {
+        try {
+            return (ObjectNode) JSON.readTree(json);
+        } catch (JsonProcessingException | ClassCastException e) {
+            throw new IllegalStateException("stored params are not a JSON object: " + e.getMessage(), e);
+        }
+    }
+}

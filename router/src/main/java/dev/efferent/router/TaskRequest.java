@@ -1,0 +1,57 @@
+package dev.efferent.router;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A request to run a tool.
+ *
+ * @param tool           the tool's name
+ * @param params         its params
+ * @param worker         the worker (name or id) that must run it
+ * @param priority       1 to 10; default 5
+ * @param timeout        the attempt's time limit; default {@code tasks.default-timeout}
+ * @param requester      who asks, e.g. a conversation; results and notices go back to it
+ * @param idempotencyKey submitting twice with one key gives the first task back
+ */
+public record TaskRequest(String tool,
+                          ObjectNode params,
+                          Optional<String> worker,
+                          Optional<Integer> priority,
+                          Optional<Duration> timeout,
+                          Optional<String> requester,
+                          Optional<String> idempotencyKey) {
+    public TaskRequest {
+        Objects.requireNonNull(tool, "tool");
+        Objects.requireNonNull(params, "params");
+        Objects.requireNonNull(worker, "worker");
+        Objects.requireNonNull(priority, "priority");
+        Objects.requireNonNull(timeout, "timeout");
+        Objects.requireNonNull(requester, "requester");
+        Objects.requireNonNull(idempotencyKey, "idempotencyKey");
+    }
+
+    /** A request with defaults for everything but the tool and params. */
+    public static TaskRequest of(String tool, ObjectNode params) {
+        return new TaskRequest(tool, params, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty());
+    }
+
+    /** This request, to be run by {@code worker} (a name or an id). */
+    public TaskRequest onWorker(String worker) {
+        return new TaskRequest(tool, params, Optional.of(worker), priority, timeout, requester, idempotencyKey);
+    }
+
+    /** This request, on behalf of {@code requester}. */
+    public TaskRequest from(String requester) {
+        return new TaskRequest(tool, params, worker, priority, timeout, Optional.of(requester), idempotencyKey);
+    }
+
+    /** This request with a time limit. */
+    public TaskRequest withTimeout(Duration timeout) {
+        return new TaskRequest(tool, params, worker, priority, Optional.of(timeout), requester, idempotencyKey);
+    }
+}

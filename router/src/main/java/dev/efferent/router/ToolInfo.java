@@ -1,0 +1,16 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ToolDescriptor;
+
+import java.util.List;
+
+/**
+ * A tool the brain knows, and who can run it.
+ *
+ * @param descriptor the tool's spec as workers advertise it
+ * @param placement  where it runs, after configuration overrides
+ * @param workers    names of the online workers that have it (the brain's own worker is {@code brain})
+ * @param origin     where the brain's own copy came from (module, version, jar), empty for worker-only tools
+ */
+public record ToolInfo(ToolDescriptor descriptor, String placement, List<String> workers, String origin) {
+}

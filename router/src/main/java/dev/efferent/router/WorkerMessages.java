@@ -1,0 +1,261 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ErrorCode;
+import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.TaskAccepted;
+import dev.efferent.protocol.TaskProgress;
+import dev.efferent.protocol.TaskRejected;
+import dev.efferent.protocol.TaskResult;
+import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.WorkerAck;
+import dev.efferent.protocol.WorkerHeartbeat;
+import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
+import dev.efferent.queue.TaskQueue;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
+
+/**
+ * What the router does with each message a worker sends, and with a worker that is lost. Runs on the router's
+ * thread only.
+ */
+abstract class WorkerMessages {
+    private static final System.Logger LOG = System.getLogger(WorkerMessages.class.getName());
+    static final String DISCONNECTED = "Worker disconnected";
+
+    final RouterSettings settings;
+    final TaskQueue queue;
+    final Clock clock;
+    final RouterState state;
+    final BiFunction<Runnable, Duration, Future<?>> scheduler;
+
+    WorkerMessages(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
+                   BiFunction<Runnable, Duration, Future<?>> scheduler) {
+        this.settings = settings;
+        this.queue = queue;
+        this.clock = clock;
+        this.state = state;
+        this.scheduler = scheduler;
+    }
+
+    abstract void pump(WorkerSession session);
+
+    abstract void pumpAll();
+
+    void onMessage(Connection c, Message message) {
+        if (message instanceof WorkerRegister register) {
+            register(c, register);
+            return;
+        }
+        WorkerSession s = c.session;
+        if (s == null || !s.online) {
+            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE,
+                    message.type() + " before worker:register; register first"));
+            return;
+        }
+        switch (message) {
+            case WorkerHeartbeat h -> {
+                s.lastHeartbeat = clock.instant();
+                s.loadAverage = h.loadAverage();
+                if (s.full && h.activeTasks() < s.maxConcurrency) {
+                    s.full = false;
+                    pump(s);
+                }
+            }
+            case TaskAccepted a -> accepted(s, a);
+            case TaskRejected r -> rejected(s, r);
+            case TaskProgress p -> {
+                Inflight f = state.inflight.get(p.taskId());
+                if (f != null && f.session == s && !f.cancelled) {
+                    state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
+                }
+            }
+            case TaskResult r -> result(s, r);
+            case ErrorMessage e -> LOG.log(Level.WARNING, "Worker {0} reported {1}: {2}", s.name, e.code().wire(),
+                    e.message());
+            default -> c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE,
+                    message.type() + " is sent by the brain, not by workers"));
+        }
+    }
+
+    void onClosed(Connection c, String why) {
+        if (c.session != null) {
+            lose(c.session, why);
+        }
+    }
+
+    private void register(Connection c, WorkerRegister m) {
+        if (c.session != null) {
+            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this connection is "
+                    + "already registered as " + c.session.name));
+            return;
+        }
+        if (m.protocolVersion() != Message.PROTOCOL_VERSION) {
+            c.link.send(new ErrorMessage(ErrorCode.UNSUPPORTED_VERSION, "protocol version " + m.protocolVersion()
+                    + " is not supported; this brain speaks version " + Message.PROTOCOL_VERSION));
+            c.link.close(1008, "unsupported protocol version");
+            return;
+        }
+        WorkerSession previous = state.sessions.get(m.workerId());
+        if (previous != null) {
+            lose(previous, "replaced by a new connection from " + c.link.describe());
+            previous.link.close(1008, "replaced by a new connection");
+        }
+        WorkerSession s = new WorkerSession(m, c.link, c.local, clock.instant());
+        c.session = s;
+        state.sessions.put(s.id, s);
+        state.offline.remove(s.id);
+        m.capabilities().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+        long queued = queue.countQueued(s.id, s.toolNames());
+        c.link.send(new WorkerAck(s.id, queued, settings.heartbeatInterval().toMillis()));
+        LOG.log(Level.INFO, "Worker {0} ({1}) online from {2}: {3} tools, {4} slots, {5} queued for it", s.name, s.id,
+                c.link.describe(), s.tools.size(), s.maxConcurrency, queued);
+        WorkerInfo info = s.info();
+        state.listeners.forEach(l -> l.workerOnline(info));
+        pump(s);
+    }
+
+    private void accepted(WorkerSession s, TaskAccepted a) {
+        Inflight f = state.inflight.get(a.taskId());
+        if (f == null || f.session != s) {
+            s.link.send(new ErrorMessage(ErrorCode.UNKNOWN_TASK, "task:accepted: task " + a.taskId()
+                    + " was not dispatched to this worker"));
+            return;
+        }
+        if (f.cancelled || f.accepted) {
+            return;
+        }
+        try {
+            queue.start(a.taskId(), s.id, settings.lease());
+            f.accepted = true;
+            f.leaseRenewedAt = clock.instant();
+        } catch (QueueException e) {
+            LOG.log(Level.DEBUG, "Task {0} accepted by {1} but not started: {2}", a.taskId(), s.name, e.getMessage());
+        }
+    }
+
+    private void rejected(WorkerSession s, TaskRejected r) {
+        Inflight f = state.inflight.get(r.taskId());
+        if (f == null || f.session != s) {
+            return;
+        }
+        forget(f);
+        if (f.cancelled) {
+            return;
+        }
+        LOG.log(Level.INFO, "Worker {0} rejected task {1} ({2}): {3} {4}", s.name, r.taskId(), f.task.tool(),
+                r.reason().wire(), r.message());
+        try {
+            switch (r.reason()) {
+                case BUSY -> {
+                    s.full = true;
+                    queue.release(r.taskId(), s.id);
+                }
+                case UNKNOWN_TOOL -> {
+                    s.tools.remove(f.task.tool());
+                    queue.release(r.taskId(), s.id);
+                }
+                case BAD_PARAMS -> finished(queue.fail(r.taskId(), r.message().isBlank()
+                        ? "invalid params for " + f.task.tool() : r.message(), false));
+            }
+        } catch (QueueException e) {
+            LOG.log(Level.DEBUG, "Rejected task {0} could not be put back: {1}", r.taskId(), e.getMessage());
+        }
+        pumpAll();
+    }
+
+    private void result(WorkerSession s, TaskResult r) {
+        Inflight f = state.inflight.get(r.taskId());
+        boolean alreadyEnded = f != null && f.cancelled;
+        if (f != null) {
+            forget(f);
+        }
+        if (!alreadyEnded) {
+            store(s, r);
+        }
+        s.link.send(new TaskResultAck(r.taskId()));
+        pump(s);
+    }
+
+    private void store(WorkerSession s, TaskResult r) {
+        try {
+            Task task = switch (r.status()) {
+                case COMPLETED -> queue.complete(r.taskId(), r.result().orElseThrow().toString());
+                case FAILED -> queue.fail(r.taskId(), r.error().orElseThrow(), false);
+                case CANCELLED -> queue.cancel(r.taskId(), r.error().orElseThrow());
+            };
+            LOG.log(Level.DEBUG, "Task {0} ({1}) {2} on {3} in {4} ms", task.id(), task.tool(), r.status().wire(),
+                    s.name, r.durationMs());
+            finished(task);
+        } catch (TaskNotFoundException e) {
+            LOG.log(Level.INFO, "Worker {0} sent a {1} result for unknown task {2} (the brain may have restarted "
+                    + "since it was dispatched); acknowledged and dropped: {3}", s.name, r.status().wire(), r.taskId(),
+                    r.result().map(Object::toString).or(r::error).orElse(""));
+        } catch (IllegalTransitionException e) {
+            LOG.log(Level.DEBUG, "Ignored a repeated or late result from {0}: {1}", s.name, e.getMessage());
+        }
+    }
+
+    /** The worker is gone: its claimed tasks go back to the queue, its running ones fail or are requeued. */
+    void lose(WorkerSession s, String why) {
+        if (!s.online) {
+            return;
+        }
+        s.online = false;
+        state.sessions.remove(s.id, s);
+        int failed = 0;
+        int requeued = 0;
+        for (Inflight f : List.copyOf(s.inflight.values())) {
+            forget(f);
+            if (f.cancelled) {
+                continue;
+            }
+            try {
+                Task t = f.accepted ? queue.fail(f.task.id(), DISCONNECTED, f.retryable) : queue.release(f.task.id(), s.id);
+                if (t.status().isFinished()) {
+                    failed++;
+                    finished(t);
+                } else {
+                    requeued++;
+                }
+            } catch (QueueException e) {
+                LOG.log(Level.DEBUG, "Task {0} of lost worker {1} had already ended: {2}", f.task.id(), s.name,
+                        e.getMessage());
+            }
+        }
+        WorkerInfo info = s.info();
+        state.offline.put(s.id, info);
+        LOG.log(Level.WARNING, "Worker {0} ({1}) offline: {2}; {3} tasks failed, {4} back in the queue", s.name, s.id,
+                why, failed, requeued);
+        state.listeners.forEach(l -> l.workerOffline(info));
+        pumpAll();
+    }
+
+    /** Stops tracking a dispatched task. */
+    void forget(Inflight f) {
+        state.inflight.remove(f.task.id(), f);
+        f.session.inflight.remove(f.task.id(), f);
+        if (f.deadline != null) {
+            f.deadline.cancel(false);
+        }
+    }
+
+    /** A task finished: tell the listeners and whoever waits for it. */
+    void finished(Task task) {
+        state.listeners.forEach(l -> l.finished(task));
+        List<CompletableFuture<Task>> waiting = state.waiters.remove(task.id());
+        if (waiting != null) {
+            waiting.forEach(w -> w.complete(task));
+        }
+    }
+}

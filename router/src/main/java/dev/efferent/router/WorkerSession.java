@@ -1,0 +1,61 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.protocol.WorkerRegister;
+
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** One registered worker's state. Touched only on the router's thread. */
+final class WorkerSession {
+    final String id;
+    final String name;
+    final String hostname;
+    final String platform;
+    final boolean local;
+    final WorkerLink link;
+    final int maxConcurrency;
+    final Instant connectedAt;
+    final Map<String, ToolDescriptor> tools = new LinkedHashMap<>();
+    /** Tasks dispatched to it and not yet answered by a result, including cancelled ones still stopping. */
+    final Map<String, Inflight> inflight = new LinkedHashMap<>();
+    Instant lastHeartbeat;
+    double loadAverage = -1;
+    boolean online = true;
+    /** It said it was busy: no claims for it until a slot frees up. */
+    boolean full;
+
+    WorkerSession(WorkerRegister register, WorkerLink link, boolean local, Instant now) {
+        this.id = register.workerId();
+        this.name = register.name();
+        this.hostname = register.hostname();
+        this.platform = register.platform();
+        this.local = local;
+        this.link = link;
+        this.maxConcurrency = register.maxConcurrentTasks();
+        this.connectedAt = now;
+        this.lastHeartbeat = now;
+        register.capabilities().forEach(d -> tools.put(d.name(), d));
+    }
+
+    int freeSlots() {
+        return full || !online ? 0 : Math.max(0, maxConcurrency - inflight.size());
+    }
+
+    double load() {
+        return (double) inflight.size() / maxConcurrency;
+    }
+
+    Set<String> toolNames() {
+        return Set.copyOf(tools.keySet());
+    }
+
+    WorkerInfo info() {
+        return new WorkerInfo(id, name, hostname, platform, local, online, connectedAt, lastHeartbeat,
+                (int) inflight.values().stream().filter(f -> !f.cancelled).count(), maxConcurrency, loadAverage,
+                List.copyOf(tools.keySet()));
+    }
+}

@@ -1,0 +1,272 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ErrorCode;
+import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.RejectReason;
+import dev.efferent.protocol.TaskCancel;
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskRejected;
+import dev.efferent.protocol.TaskResult;
+import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.WorkerAck;
+import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.protocol.ResultStatus;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FailureTest extends RouterFixture {
+
+    private Router hands() {
+        return start(true, Optional.empty());
+    }
+
+    @Test
+    void lostWorkerFailsItsRunningTaskWithWorkerDisconnected() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        w.accept(w.next(TaskDispatch.class));
+        w.disconnect("socket closed");
+        Task failed = await(id);
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals("Worker disconnected", failed.error().orElseThrow());
+        assertFalse(router.workers().getFirst().online());
+    }
+
+    @Test
+    void lostWorkersReadOnlyTaskIsRequeuedAndCompletesOnTheNextWorker() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("read_file", true));
+        String id = router.submit(TaskRequest.of("read_file", params("{}"))).task().id();
+        w.accept(w.next(TaskDispatch.class));
+        w.disconnect("socket closed");
+
+        FakeWorker next = new FakeWorker("server");
+        next.register(router, 2, FakeWorker.tool("read_file", true));
+        TaskDispatch again = next.next(TaskDispatch.class);
+        assertEquals(id, again.taskId());
+        assertEquals(2, again.attempt());
+        next.accept(again);
+        next.complete(again, "second time lucky");
+        assertEquals(TaskStatus.COMPLETED, await(id).status());
+    }
+
+    @Test
+    void aClaimedButUnacceptedTaskGoesBackWithoutCountingAnAttempt() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        w.next(TaskDispatch.class);
+        w.disconnect("socket closed");
+        FakeWorker again = new FakeWorker("laptop");
+        again.register(router, 2, FakeWorker.tool("run_shell", false));
+        TaskDispatch d = again.next(TaskDispatch.class);
+        assertEquals(id, d.taskId());
+        assertEquals(1, d.attempt());
+    }
+
+    @Test
+    void silentWorkerIsDeclaredOfflineWithinTwoHeartbeats() throws InterruptedException {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.registerSilently(router, 2, FakeWorker.tool("read_file", true));
+        long start = System.nanoTime();
+        while (w.closeCode == 0 && System.nanoTime() - start < Duration.ofSeconds(5).toNanos()) {
+            Thread.sleep(10);
+        }
+        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(4001, w.closeCode);
+        assertTrue(elapsedMs >= HEARTBEAT.toMillis() * 2 - 50, "not before 2 × the interval: " + elapsedMs);
+        assertFalse(router.workers().getFirst().online());
+    }
+
+    @Test
+    void heartbeatingWorkerStaysOnline() throws InterruptedException {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("read_file", true));
+        Thread.sleep(HEARTBEAT.toMillis() * 5);
+        assertEquals(0, w.closeCode);
+        assertTrue(router.workers().getFirst().online());
+    }
+
+    @Test
+    void deadlineCancelsOnTheWorkerAndFailsTheTask() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}")).withTimeout(Duration.ofMillis(300)))
+                .task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        assertEquals(300, d.timeoutMs());
+        w.accept(d);
+        w.connection.receive(new dev.efferent.protocol.TaskProgress(id, 10, "still going"));
+        TaskCancel cancel = w.next(TaskCancel.class);
+        assertEquals("timed out after 300ms", cancel.reason());
+        Task failed = await(id);
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals("timed out after 300ms", failed.error().orElseThrow());
+        w.connection.receive(TaskResult.ended(id, ResultStatus.CANCELLED, "timed out after 300ms", 300));
+        w.next(TaskResultAck.class);
+        assertEquals(TaskStatus.FAILED, status(id));
+    }
+
+    @Test
+    void cancelATaskInEachState() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 1, FakeWorker.tool("run_shell", false));
+        String running = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        String queued = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        assertEquals(TaskStatus.QUEUED, status(queued));
+
+        assertEquals(TaskStatus.CANCELLED, router.cancel(queued, "not needed").status());
+        assertEquals(TaskStatus.CANCELLED, router.cancel(running, "cancelled by user").status());
+        TaskCancel cancel = w.next(TaskCancel.class);
+        assertEquals(running, cancel.taskId());
+        assertEquals("cancelled by user", cancel.reason());
+        w.connection.receive(TaskResult.ended(running, ResultStatus.CANCELLED, "cancelled by user", 5));
+        w.next(TaskResultAck.class);
+        assertEquals(TaskStatus.CANCELLED, await(running).status());
+
+        RouterException conflict = assertThrows(RouterException.class, () -> router.cancel(running, "again"));
+        assertEquals(RouterException.Kind.CONFLICT, conflict.kind());
+        assertEquals("task " + running + " is already cancelled; only queued or running tasks can be cancelled",
+                conflict.getMessage());
+        RouterException missing = assertThrows(RouterException.class, () -> router.cancel("nope", "x"));
+        assertEquals(RouterException.Kind.NOT_FOUND, missing.kind());
+    }
+
+    @Test
+    void aResultIsAcceptedOnceAndDuplicatesAreAckedAndIgnored() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("read_file", true));
+        String id = router.submit(TaskRequest.of("read_file", params("{}"))).task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        w.complete(d, "first");
+        w.next(TaskResultAck.class);
+        w.complete(d, "second");
+        w.next(TaskResultAck.class);
+        w.fail(d, "third");
+        w.next(TaskResultAck.class);
+        Task done = await(id);
+        assertTrue(done.result().orElseThrow().contains("first"));
+        assertEquals(TaskStatus.COMPLETED, status(id));
+    }
+
+    @Test
+    void resultForAnUnknownTaskIsAcknowledged() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("read_file", true));
+        w.connection.receive(TaskResult.ended("forgotten-task", ResultStatus.FAILED, "x", 1));
+        assertEquals("forgotten-task", w.next(TaskResultAck.class).taskId());
+    }
+
+    @Test
+    void busyRejectionSendsTheTaskToAnotherWorker() {
+        hands();
+        FakeWorker busy = new FakeWorker("busy");
+        busy.register(router, 4, FakeWorker.tool("stat", true));
+        String id = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
+        TaskDispatch d = busy.next(TaskDispatch.class);
+        FakeWorker idle = new FakeWorker("idle");
+        idle.register(router, 4, FakeWorker.tool("stat", true));
+        busy.connection.receive(new TaskRejected(d.taskId(), RejectReason.BUSY, "all slots taken"));
+        TaskDispatch again = idle.next(TaskDispatch.class);
+        assertEquals(id, again.taskId());
+        assertEquals(1, again.attempt(), "a rejection is not an attempt");
+    }
+
+    @Test
+    void unknownToolRejectionRequeuesAndBadParamsFail() throws InterruptedException {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 4, FakeWorker.tool("stat", true), FakeWorker.tool("read_file", true));
+        String stat = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
+        w.connection.receive(new TaskRejected(w.next(TaskDispatch.class).taskId(), RejectReason.UNKNOWN_TOOL, "no"));
+        assertTrue(w.quietFor(200).isEmpty(), "not sent back to the worker that lacks it");
+        assertEquals(TaskStatus.QUEUED, status(stat));
+
+        String read = router.submit(TaskRequest.of("read_file", params("{}"))).task().id();
+        w.connection.receive(new TaskRejected(w.next(TaskDispatch.class).taskId(), RejectReason.BAD_PARAMS,
+                "invalid params for read_file: $: required property 'path' not found"));
+        Task failed = await(read);
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals("invalid params for read_file: $: required property 'path' not found", failed.error().orElseThrow());
+    }
+
+    @Test
+    void malformedFramesGetErrorFramesAndTheRouterKeepsServing() {
+        hands();
+        FakeWorker bad = new FakeWorker("bad");
+        bad.register(router, 1, FakeWorker.tool("stat", true));
+        bad.connection.receive("{not json");
+        assertEquals(ErrorCode.INVALID_JSON, bad.next(ErrorMessage.class).code());
+        bad.connection.receive("{\"type\":\"task:progress\",\"taskId\":\"t\",\"percent\":400}");
+        ErrorMessage range = bad.next(ErrorMessage.class);
+        assertEquals("task:progress: field 'percent' must be from 0 to 100, got 400", range.message());
+
+        FakeWorker good = new FakeWorker("good");
+        good.register(router, 1, FakeWorker.tool("read_file", true));
+        router.submit(TaskRequest.of("read_file", params("{}")));
+        good.next(TaskDispatch.class);
+        assertEquals(0, bad.closeCode);
+        for (int i = 0; i < 10; i++) {
+            bad.connection.receive("[]");
+        }
+        assertEquals(1008, bad.closeCode, "more than 10 refused frames in a minute");
+    }
+
+    @Test
+    void framesBeforeRegistrationAreRefused() {
+        hands();
+        FakeWorker w = new FakeWorker("early");
+        w.connection = router.connect(w);
+        w.connection.receive("{\"type\":\"task:accepted\",\"taskId\":\"t1\"}");
+        ErrorMessage e = w.next(ErrorMessage.class);
+        assertEquals(ErrorCode.UNEXPECTED_MESSAGE, e.code());
+        assertEquals("task:accepted before worker:register; register first", e.message());
+    }
+
+    @Test
+    void unsupportedProtocolVersionIsRefusedAndClosed() {
+        hands();
+        FakeWorker w = new FakeWorker("future");
+        w.connection = router.connect(w);
+        w.connection.receive(new WorkerRegister(2, "future", "future", "h", "p", List.of(), 1));
+        assertEquals(ErrorCode.UNSUPPORTED_VERSION, w.next(ErrorMessage.class).code());
+        assertEquals(1008, w.closeCode);
+        assertTrue(router.workers().isEmpty());
+    }
+
+    @Test
+    void reconnectingWorkerReplacesItsOldConnection() {
+        hands();
+        FakeWorker old = new FakeWorker("laptop");
+        old.register(router, 1, FakeWorker.tool("stat", true));
+        FakeWorker fresh = new FakeWorker("laptop");
+        WorkerAck ack = fresh.register(router, 1, FakeWorker.tool("stat", true));
+        assertEquals("laptop", ack.workerId());
+        assertEquals(1008, old.closeCode);
+        assertEquals(1, router.workers().size());
+        assertTrue(router.workers().getFirst().online());
+    }
+}

@@ -1,0 +1,68 @@
+package dev.efferent.router;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.tools.LocalToolExecutor;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.queue.spi.QueueSettings;
+import org.junit.jupiter.api.AfterEach;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** A router over a memory queue, with short heartbeats, for tests. */
+abstract class RouterFixture {
+    static final Duration HEARTBEAT = Duration.ofMillis(300);
+    TaskQueue queue;
+    Router router;
+
+    Router start(boolean hands, Optional<LocalToolExecutor> local) {
+        return start(RouterSettings.defaults().withHands(hands).withHeartbeatInterval(HEARTBEAT)
+                .withPollInterval(Duration.ofMillis(100)), local);
+    }
+
+    Router start(RouterSettings settings, Optional<LocalToolExecutor> local) {
+        queue = Queues.providers().build().select("memory").open(key -> switch (key) {
+            case "retry-backoff" -> Optional.of("PT0.1S");
+            default -> Optional.empty();
+        }, Clock.systemUTC());
+        router = Router.start(settings, queue, local, new ProtocolCodec(), Clock.systemUTC());
+        return router;
+    }
+
+    @AfterEach
+    void stopRouter() {
+        if (router != null) {
+            router.close();
+        }
+        if (queue != null) {
+            queue.close();
+        }
+    }
+
+    static ObjectNode params(String json) {
+        try {
+            return (ObjectNode) FakeWorker.JSON.readTree(json);
+        } catch (Exception e) {
+            throw new IllegalArgumentException(e);
+        }
+    }
+
+    Task await(String taskId) {
+        try {
+            return router.completion(taskId).get(20, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError("task " + taskId + " did not finish: " + router.task(taskId), e);
+        }
+    }
+
+    TaskStatus status(String taskId) {
+        return router.task(taskId).orElseThrow().status();
+    }
+
+    static final QueueSettings NONE = QueueSettings.empty();
+}
