@@ -1,8 +1,16 @@
 /**
  * The brain: the always-reachable server that talks to the user, keeps the task queue and routes every
- * tool call. Its server, channels and launcher arrive with the brain/worker issue.
+ * tool call. Serves {@code /ws/worker}, the REST API under {@code /api/v1}, and {@code /observe/health} and
+ * {@code /observe/metrics}.
  */
 module efferent.brain {
     requires efferent.router;
     requires efferent.core;
+    requires io.helidon.webserver;
+    requires io.helidon.webserver.websocket;
+    requires io.helidon.webserver.observe;
+    requires io.helidon.webserver.observe.health;
+    requires io.helidon.webserver.observe.metrics;
+    requires io.helidon.health;
+    requires io.helidon.metrics.api;
 }

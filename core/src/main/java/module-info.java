@@ -11,6 +11,7 @@ module efferent.core {
     requires io.helidon.config.yaml;
     requires transitive com.fasterxml.jackson.databind;
     requires com.networknt.schema;
+    requires java.logging;
 
     exports dev.efferent.core.config;
     exports dev.efferent.core.plugin;

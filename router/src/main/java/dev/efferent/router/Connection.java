@@ -45,16 +45,21 @@ final class Connection implements WorkerConnection {
         try {
             message = codec.decode(frame);
         } catch (ProtocolException e) {
-            LOG.log(Level.WARNING, "Refused a frame from worker {0}: {1}", who(), e.getMessage());
-            link.send(ErrorMessage.of(e));
-            if (tooManyRefused()) {
-                LOG.log(Level.WARNING, "Disconnecting worker {0}: more than {1} refused frames in a minute", who(),
-                        MAX_REFUSED);
-                link.close(1008, "too many invalid frames");
-            }
+            refuse(e);
             return;
         }
         receive(message);
+    }
+
+    @Override
+    public void refuse(ProtocolException e) {
+        LOG.log(Level.WARNING, "Refused a frame from worker {0}: {1}", who(), e.getMessage());
+        link.send(ErrorMessage.of(e));
+        if (tooManyRefused()) {
+            LOG.log(Level.WARNING, "Disconnecting worker {0}: more than {1} refused frames in a minute", who(),
+                    MAX_REFUSED);
+            link.close(1008, "too many invalid frames");
+        }
     }
 
     @Override

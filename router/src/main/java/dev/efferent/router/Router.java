@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.TaskRunner;
+import dev.efferent.core.tools.ToolDescriptors;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ToolDescriptor;
@@ -243,7 +244,7 @@ public final class Router implements AutoCloseable {
 
     private void startLocalWorker(LocalToolExecutor executor) {
         List<ToolDescriptor> all = executor.catalog().entries().stream()
-                .map(e -> Descriptors.of(e, settings)).toList();
+                .map(e -> ToolDescriptors.of(e, settings.placementOf(e.name(), e.spec().placement()))).toList();
         all.forEach(d -> state.knownTools.put(d.name(), d));
         state.localTools = Optional.of(executor);
         executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));

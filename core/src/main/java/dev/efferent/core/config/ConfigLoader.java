@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Loads Efferent's configuration. Highest precedence first: {@code EFFERENT_*} environment variables, then
+ * Loads Efferent's configuration. Highest precedence first: command-line options, {@code EFFERENT_*}
+ * environment variables, then
  * Java system properties starting with {@code efferent.}, then the YAML file, then built-in defaults.
  * <p>
  * An environment variable maps to a key by dropping {@code EFFERENT_}, turning {@code __} into {@code -} and
@@ -43,9 +44,23 @@ public final class ConfigLoader {
      * @param defaults the lowest-precedence values, by key
      */
     public static Config load(Optional<Path> file, Map<String, String> env, Map<String, String> defaults) {
+        return load(file, Map.of(), env, defaults);
+    }
+
+    /**
+     * Loads configuration with command-line overrides, which take precedence over everything else.
+     *
+     * @param file      a YAML file, if any
+     * @param overrides values by key from the command line
+     * @param env       environment variables; only {@code EFFERENT_*} ones are read
+     * @param defaults  the lowest-precedence values, by key
+     */
+    public static Config load(Optional<Path> file, Map<String, String> overrides, Map<String, String> env,
+                              Map<String, String> defaults) {
         var builder = Config.builder()
                 .disableEnvironmentVariablesSource()
                 .disableSystemPropertiesSource()
+                .addSource(ConfigSources.create(overrides).name("command line"))
                 .addSource(ConfigSources.create(fromEnvironment(env)).name("environment variables EFFERENT_*"))
                 .addSource(ConfigSources.create(fromSystemProperties()).name("system properties efferent.*"));
         file.ifPresent(path -> {

@@ -1,0 +1,325 @@
+package dev.efferent.brain;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterException;
+import dev.efferent.router.Submission;
+import dev.efferent.router.TaskRequest;
+import dev.efferent.router.WorkerInfo;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The REST API under {@code /api/v1}: submit, list, get and cancel tasks; list workers and tools. Every
+ * request needs {@code Authorization: Bearer <api.token>} when a token is configured. Errors are JSON:
+ * {@code {"status": 400, "error": "…"}}.
+ */
+final class ApiService implements HttpService {
+    private static final Set<String> TASK_FIELDS = Set.of("tool", "params", "worker", "priority", "timeoutMs",
+            "idempotencyKey", "requester");
+    private static final int MAX_WAIT_SECONDS = 300;
+    private static final int MAX_LIST = 1000;
+
+    private final Router router;
+    private final BearerToken token;
+    private final ObjectMapper json;
+    private final Views views;
+
+    ApiService(Router router, BearerToken token, ObjectMapper json) {
+        this.router = router;
+        this.token = token;
+        this.json = json;
+        this.views = new Views(json);
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        rules.any(this::authenticate)
+                .post("/tasks", this::submit)
+                .get("/tasks", this::list)
+                .get("/tasks/{id}", this::get)
+                .post("/tasks/{id}/cancel", this::cancel)
+                .get("/workers", this::workers)
+                .get("/tools", this::tools);
+    }
+
+    private void authenticate(ServerRequest req, ServerResponse res) {
+        if (token.accepts(req.headers())) {
+            res.next();
+            return;
+        }
+        res.header(HeaderValues.create(HeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"efferent\""));
+        send(res, Status.UNAUTHORIZED_401, views.error(401, "missing or wrong API token: send "
+                + "'Authorization: Bearer <token>' with the brain's api.token (EFFERENT_API_TOKEN)"));
+    }
+
+    private void submit(ServerRequest req, ServerResponse res) {
+        ObjectNode body;
+        Optional<Integer> wait;
+        TaskRequest request;
+        try {
+            body = body(req);
+            request = taskRequest(body);
+            wait = waitSeconds(req);
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        Submission submission;
+        try {
+            submission = router.submit(request);
+        } catch (RouterException e) {
+            routerError(res, e);
+            return;
+        }
+        Task task = submission.task();
+        if (wait.isPresent() && !task.status().isFinished()) {
+            task = await(task, wait.get());
+        }
+        ObjectNode view = views.task(task, names());
+        view.put("message", submission.message());
+        view.put("offline", submission.offline());
+        send(res, task.status().isFinished() && wait.isPresent() ? Status.OK_200 : Status.ACCEPTED_202, view);
+    }
+
+    private Task await(Task task, int seconds) {
+        CompletableFuture<Task> done = router.completion(task.id());
+        try {
+            return done.get(seconds, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            done.cancel(false);
+            return router.task(task.id()).orElse(task);
+        } catch (ExecutionException e) {
+            return router.task(task.id()).orElse(task);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return task;
+        }
+    }
+
+    private void list(ServerRequest req, ServerResponse res) {
+        Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
+        int limit;
+        try {
+            for (String value : req.query().all("status", java.util.List::of)) {
+                for (String s : value.split(",")) {
+                    if (!s.isBlank()) {
+                        statuses.add(status(s.strip()));
+                    }
+                }
+            }
+            limit = intParam(req, "limit", 100, 1, MAX_LIST);
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        Function<String, String> names = names();
+        ArrayNode tasks = json.createArrayNode();
+        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names)));
+        ObjectNode out = json.createObjectNode();
+        out.set("tasks", tasks);
+        send(res, Status.OK_200, out);
+    }
+
+    private void get(ServerRequest req, ServerResponse res) {
+        String id = req.path().pathParameters().get("id");
+        Optional<Task> task = router.task(id);
+        if (task.isEmpty()) {
+            send(res, Status.NOT_FOUND_404, views.error(404, "no task with id '" + id + "'"));
+            return;
+        }
+        send(res, Status.OK_200, views.task(task.get(), names()));
+    }
+
+    private void cancel(ServerRequest req, ServerResponse res) {
+        String id = req.path().pathParameters().get("id");
+        String reason = "cancelled by user";
+        try {
+            ObjectNode body = body(req);
+            if (body.has("reason")) {
+                reason = text(body, "reason").orElse(reason);
+            }
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        try {
+            send(res, Status.OK_200, views.task(router.cancel(id, reason), names()));
+        } catch (RouterException e) {
+            routerError(res, e);
+        }
+    }
+
+    private void workers(ServerRequest req, ServerResponse res) {
+        ArrayNode workers = json.createArrayNode();
+        router.workers().forEach(w -> workers.add(views.worker(w)));
+        ObjectNode out = json.createObjectNode();
+        out.set("workers", workers);
+        send(res, Status.OK_200, out);
+    }
+
+    private void tools(ServerRequest req, ServerResponse res) {
+        ArrayNode tools = json.createArrayNode();
+        router.tools().forEach(t -> tools.add(views.tool(t)));
+        ObjectNode out = json.createObjectNode();
+        out.set("tools", tools);
+        send(res, Status.OK_200, out);
+    }
+
+    private TaskRequest taskRequest(ObjectNode body) {
+        for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
+            String field = it.next();
+            if (!TASK_FIELDS.contains(field)) {
+                throw new BadRequest("unknown field '" + field + "'; a task takes " + TASK_FIELDS.stream().sorted().toList());
+            }
+        }
+        String tool = text(body, "tool").orElseThrow(() -> new BadRequest("field 'tool' is required: the tool to run, "
+                + "e.g. {\"tool\": \"read_file\", \"params\": {\"path\": \"notes.txt\"}}"));
+        JsonNode params = body.path("params");
+        if (!params.isMissingNode() && !params.isNull() && !params.isObject()) {
+            throw new BadRequest("field 'params' must be a JSON object");
+        }
+        ObjectNode paramsObject = params.isObject() ? (ObjectNode) params : json.createObjectNode();
+        Optional<Integer> priority = integer(body, "priority").map(p -> {
+            if (p < 1 || p > 10) {
+                throw new BadRequest("field 'priority' must be from 1 to 10, got " + p);
+            }
+            return p;
+        });
+        Optional<Duration> timeout = integer(body, "timeoutMs").map(ms -> {
+            if (ms <= 0) {
+                throw new BadRequest("field 'timeoutMs' must be positive, got " + ms);
+            }
+            return Duration.ofMillis(ms);
+        });
+        return new TaskRequest(tool, paramsObject, text(body, "worker"), priority, timeout,
+                Optional.of(text(body, "requester").orElse("api")), text(body, "idempotencyKey"));
+    }
+
+    private ObjectNode body(ServerRequest req) {
+        String text = req.content().hasEntity() ? req.content().as(String.class) : "";
+        if (text.isBlank()) {
+            return json.createObjectNode();
+        }
+        try {
+            JsonNode node = json.readTree(text);
+            if (node == null || !node.isObject()) {
+                throw new BadRequest("request body must be a JSON object");
+            }
+            return (ObjectNode) node;
+        } catch (JsonProcessingException e) {
+            throw new BadRequest("request body is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static Optional<String> text(ObjectNode body, String field) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return Optional.empty();
+        }
+        if (!node.isTextual() || node.textValue().isBlank()) {
+            throw new BadRequest("field '" + field + "' must be a non-empty string");
+        }
+        return Optional.of(node.textValue());
+    }
+
+    private static Optional<Integer> integer(ObjectNode body, String field) {
+        JsonNode node = body.get(field);
+        if (node == null || node.isNull()) {
+            return Optional.empty();
+        }
+        if (!node.isIntegralNumber() || !node.canConvertToInt()) {
+            throw new BadRequest("field '" + field + "' must be an integer");
+        }
+        return Optional.of(node.intValue());
+    }
+
+    private static Optional<Integer> waitSeconds(ServerRequest req) {
+        if (!req.query().contains("wait")) {
+            return Optional.empty();
+        }
+        return Optional.of(intParam(req, "wait", 30, 0, MAX_WAIT_SECONDS));
+    }
+
+    private static int intParam(ServerRequest req, String name, int defaultValue, int min, int max) {
+        Optional<String> value = req.query().first(name).asOptional().filter(v -> !v.isBlank());
+        if (value.isEmpty()) {
+            return defaultValue;
+        }
+        try {
+            int n = Integer.parseInt(value.get().strip());
+            if (n < min || n > max) {
+                throw new BadRequest("query parameter '" + name + "' must be from " + min + " to " + max + ", got " + n);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new BadRequest("query parameter '" + name + "' must be a whole number, got '" + value.get() + "'");
+        }
+    }
+
+    private static TaskStatus status(String value) {
+        try {
+            return TaskStatus.valueOf(value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new BadRequest("unknown status '" + value + "'; use one of "
+                    + EnumSet.allOf(TaskStatus.class).stream().map(s -> s.name().toLowerCase(Locale.ROOT)).toList());
+        }
+    }
+
+    private Function<String, String> names() {
+        Map<String, String> names = router.workers().stream()
+                .collect(Collectors.toMap(WorkerInfo::id, WorkerInfo::name, (a, b) -> a));
+        return id -> names.getOrDefault(id, id);
+    }
+
+    private void routerError(ServerResponse res, RouterException e) {
+        Status status = switch (e.kind()) {
+            case BAD_REQUEST -> Status.BAD_REQUEST_400;
+            case NOT_FOUND -> Status.NOT_FOUND_404;
+            case CONFLICT -> Status.CONFLICT_409;
+        };
+        send(res, status, views.error(status.code(), e.getMessage()));
+    }
+
+    private void send(ServerResponse res, Status status, JsonNode body) {
+        res.status(status);
+        res.header(HeaderValues.CONTENT_TYPE_JSON);
+        try {
+            res.send(json.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write JSON", e);
+        }
+    }
+
+    /** A request the API refuses with 400 and this message. */
+    private static final class BadRequest extends RuntimeException {
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.efferent.brain;
+
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Headers;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.util.Optional;
+
+/** Checks an {@code Authorization: Bearer …} header against a secret, in constant time. */
+final class BearerToken {
+    private static final String PREFIX = "Bearer ";
+    private final Optional<byte[]> expected;
+
+    /** A check against {@code secret}; with no secret every request passes (loopback-only setups). */
+    BearerToken(Optional<String> secret) {
+        this.expected = secret.map(s -> s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    boolean required() {
+        return expected.isPresent();
+    }
+
+    boolean accepts(Headers headers) {
+        if (expected.isEmpty()) {
+            return true;
+        }
+        String value = headers.first(HeaderNames.AUTHORIZATION).orElse("");
+        if (!value.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
+            return false;
+        }
+        byte[] given = value.substring(PREFIX.length()).strip().getBytes(StandardCharsets.UTF_8);
+        // MessageDigest.isEqual takes the same time whatever the first difference is.
+        return MessageDigest.isEqual(expected.get(), given);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.efferent.brain;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.core.tools.LocalToolExecutor;
+import dev.efferent.core.tools.LocalTools;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.router.Queues;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterSettings;
+import io.helidon.config.Config;
+import io.helidon.health.HealthCheckResponse;
+import io.helidon.health.HealthCheckType;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.observe.ObserveFeature;
+import io.helidon.webserver.observe.health.HealthObserver;
+import io.helidon.webserver.observe.metrics.MetricsObserver;
+import io.helidon.webserver.websocket.WsConfig;
+import io.helidon.webserver.websocket.WsRouting;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * A running brain: the queue, the tools of this process, the router, and the web server that serves workers,
+ * the REST API and the observability endpoints.
+ */
+final class Brain implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Brain.class.getName());
+
+    private final TaskQueue queue;
+    private final LocalToolExecutor tools;
+    private final Router router;
+    private final BrainMetrics metrics;
+    private final WebServer server;
+
+    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, WebServer server) {
+        this.queue = queue;
+        this.tools = tools;
+        this.router = router;
+        this.metrics = metrics;
+        this.server = server;
+    }
+
+    /** Starts a brain as {@code config} (the root node) describes. */
+    static Brain start(Config config) {
+        RouterSettings routing = RouterSettings.from(config);
+        BrainSettings settings = BrainSettings.from(config, routing.handsEnabled());
+        TaskQueue queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
+        LocalToolExecutor tools = null;
+        Router router = null;
+        BrainMetrics metrics = null;
+        try {
+            tools = LocalTools.open(config);
+            ProtocolCodec codec = new ProtocolCodec(settings.maxFrameBytes());
+            router = Router.start(routing, queue, Optional.of(tools), codec, Clock.systemUTC());
+            metrics = new BrainMetrics(router);
+            router.addListener(metrics);
+            WebServer server = server(settings, routing, router, metrics, codec);
+            LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
+                    String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
+                            : "single-machine mode: tools run in this process",
+                    config.get("queue.provider").asString().orElse(Queues.DEFAULT_PROVIDER), tools.catalog().names());
+            if (settings.apiToken().isEmpty()) {
+                LOG.log(Level.WARNING, "No api.token set: the REST API is open to anyone who can reach {0}",
+                        settings.host());
+            }
+            return new Brain(queue, tools, router, metrics, server);
+        } catch (RuntimeException e) {
+            if (router != null) {
+                router.close();
+            }
+            if (metrics != null) {
+                metrics.close();
+            }
+            if (tools != null) {
+                tools.close();
+            }
+            queue.close();
+            throw e;
+        }
+    }
+
+    private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
+                                    BrainMetrics metrics, ProtocolCodec codec) {
+        ObjectMapper json = new ObjectMapper();
+        BearerToken apiToken = new BearerToken(settings.apiToken());
+        BearerToken workerSecret = new BearerToken(settings.workerSecret());
+        Views views = new Views(json);
+        var builder = WebServer.builder()
+                .host(settings.host())
+                .port(settings.port())
+                .maxPayloadSize(4L * settings.maxFrameBytes())
+                .addFeature(ObserveFeature.builder()
+                        .addObserver(HealthObserver.builder()
+                                .details(true)
+                                .addCheck(() -> HealthCheckResponse.builder().status(true)
+                                        .detail("queued", router.queuedCount())
+                                        .detail("workersOnline", router.workersOnline())
+                                        .build(), HealthCheckType.READINESS, "router")
+                                .build())
+                        .addObserver(MetricsObserver.create())
+                        .build())
+                .routing(r -> r
+                        .register("/api/v1", new ApiService(router, apiToken, json))
+                        .get("/ws/worker", (req, res) -> {
+                            // Reached only when the WebSocket upgrade was refused or not asked for.
+                            Status status = routing.handsEnabled() ? Status.UNAUTHORIZED_401 : Status.NOT_FOUND_404;
+                            String message = routing.handsEnabled()
+                                    ? "a worker must open a WebSocket here with 'Authorization: Bearer <worker.secret>'"
+                                    : "this brain runs in single-machine mode (hands.enabled=false); workers cannot connect";
+                            res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
+                                    .send(views.error(status.code(), message).toString());
+                        }));
+        if (routing.handsEnabled()) {
+            builder.addProtocol(WsConfig.builder().maxFrameLength(4 * settings.maxFrameBytes()).build())
+                    .addRouting(WsRouting.builder().endpoint("/ws/worker",
+                            () -> new WorkerEndpoint(router, workerSecret, codec)));
+        }
+        return builder.build().start();
+    }
+
+    int port() {
+        return server.port();
+    }
+
+    Router router() {
+        return router;
+    }
+
+    @Override
+    public void close() {
+        router.close();
+        server.stop();
+        metrics.close();
+        tools.close();
+        queue.close();
+    }
+}

@@ -1,0 +1,93 @@
+package dev.efferent.brain;
+
+import dev.efferent.core.config.ConfigException;
+import dev.efferent.core.config.ConfigLoader;
+import dev.efferent.core.config.Logs;
+import dev.efferent.core.plugin.PluginException;
+import io.helidon.config.Config;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** The brain launcher: {@code bin/efferent brain [--config file] [--port n] [--hands]}. */
+public final class BrainMain {
+    private static final String USAGE = """
+            Usage: efferent brain [options]
+
+            Options:
+              --config FILE   a YAML configuration file (see the README's configuration reference)
+              --host ADDRESS  the address to listen on (default 127.0.0.1)
+              --port N        the port (default 18789)
+              --hands         let workers connect and run LOCAL tools (needs EFFERENT_WORKER_SECRET)
+              --help          show this help
+            """;
+
+    private BrainMain() {
+    }
+
+    /** Starts the brain and serves until the process is stopped; exits 2 on bad options or configuration. */
+    public static void main(String[] args) {
+        Config config;
+        try {
+            config = configure(args);
+            Logs.setUp(config.get("log.level").asString().orElse("INFO"));
+            Brain brain = Brain.start(config);
+            Runtime.getRuntime().addShutdownHook(new Thread(brain::close, "efferent-brain-shutdown"));
+        } catch (Help e) {
+            System.out.print(USAGE);
+            System.exit(e.getMessage().isEmpty() ? 0 : fail(e.getMessage()));
+        } catch (ConfigException | PluginException e) {
+            System.exit(fail(e.getMessage()));
+        } catch (RuntimeException e) {
+            // Typically the port is taken: say so plainly rather than with a stack trace.
+            System.exit(fail("could not start: " + rootMessage(e)));
+        }
+    }
+
+    static Config configure(String[] args) {
+        Map<String, String> overrides = new HashMap<>();
+        Optional<Path> file = Optional.empty();
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            switch (option) {
+                case "--help", "-h" -> throw new Help("");
+                case "--hands" -> overrides.put("hands.enabled", "true");
+                case "--config", "--host", "--port" -> {
+                    if (i + 1 >= args.length) {
+                        throw new Help("option " + option + " needs a value");
+                    }
+                    String value = args[++i];
+                    switch (option) {
+                        case "--config" -> file = Optional.of(Path.of(value));
+                        case "--host" -> overrides.put("server.host", value);
+                        default -> overrides.put("server.port", value);
+                    }
+                }
+                default -> throw new Help("unknown option '" + option + "'");
+            }
+        }
+        return ConfigLoader.load(file, overrides, System.getenv(), Map.of());
+    }
+
+    private static int fail(String message) {
+        System.err.println("efferent brain: " + message);
+        return 2;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
+    /** Bad command-line use; an empty message asks for the help text only. */
+    private static final class Help extends ConfigException {
+        Help(String message) {
+            super(message);
+        }
+    }
+}

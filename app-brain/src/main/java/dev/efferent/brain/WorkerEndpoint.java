@@ -1,0 +1,150 @@
+package dev.efferent.brain;
+
+import dev.efferent.protocol.ErrorCode;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.protocol.ProtocolException;
+import dev.efferent.router.Router;
+import dev.efferent.router.WorkerConnection;
+import dev.efferent.router.WorkerLink;
+import io.helidon.common.buffers.BufferData;
+import io.helidon.http.Headers;
+import io.helidon.http.HttpPrologue;
+import io.helidon.websocket.WsListener;
+import io.helidon.websocket.WsSession;
+import io.helidon.websocket.WsUpgradeException;
+
+import java.lang.System.Logger.Level;
+import java.util.Optional;
+
+/**
+ * One worker's WebSocket at {@code /ws/worker}: the secret is checked on the upgrade (a refused upgrade falls
+ * through to the HTTP route, which answers 401), then frames go to the router and messages come back.
+ */
+final class WorkerEndpoint implements WsListener {
+    private static final System.Logger LOG = System.getLogger(WorkerEndpoint.class.getName());
+
+    private final Router router;
+    private final BearerToken secret;
+    private final ProtocolCodec codec;
+    private final StringBuilder partial = new StringBuilder();
+    private boolean partialTooLarge;
+    private volatile WorkerConnection connection;
+
+    WorkerEndpoint(Router router, BearerToken secret, ProtocolCodec codec) {
+        this.router = router;
+        this.secret = secret;
+        this.codec = codec;
+    }
+
+    @Override
+    public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
+        if (!secret.accepts(headers)) {
+            LOG.log(Level.WARNING, "Refused a worker connection: missing or wrong worker secret");
+            throw new WsUpgradeException("missing or wrong worker secret");
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void onOpen(WsSession session) {
+        connection = router.connect(new SessionLink(session, codec, peer(session)));
+    }
+
+    @Override
+    public void onMessage(WsSession session, String text, boolean last) {
+        if (last && partial.isEmpty()) {
+            connection.receive(text);
+            return;
+        }
+        // A message in fragments: keep no more than the limit, refuse the whole if it goes over.
+        if (!partialTooLarge) {
+            partial.append(text);
+            partialTooLarge = partial.length() > codec.maxFrameBytes();
+        }
+        if (last) {
+            if (partialTooLarge) {
+                connection.refuse(new ProtocolException(ErrorCode.FRAME_TOO_LARGE, "fragmented message of more than "
+                        + codec.maxFrameBytes() + " bytes exceeds the maximum of " + codec.maxFrameBytes() + " bytes"));
+            } else {
+                connection.receive(partial.toString());
+            }
+            partial.setLength(0);
+            partialTooLarge = false;
+        }
+    }
+
+    @Override
+    public void onMessage(WsSession session, BufferData buffer, boolean last) {
+        if (last) {
+            connection.refuse(new ProtocolException(ErrorCode.INVALID_JSON,
+                    "binary frames are not used; send each message as a JSON text frame"));
+        }
+    }
+
+    @Override
+    public void onPing(WsSession session, BufferData buffer) {
+        session.pong(buffer);
+    }
+
+    @Override
+    public void onClose(WsSession session, int status, String reason) {
+        WorkerConnection c = connection;
+        if (c != null) {
+            c.closed("socket closed (" + status + (reason == null || reason.isBlank() ? "" : " " + reason) + ")");
+        }
+    }
+
+    @Override
+    public void onError(WsSession session, Throwable t) {
+        WorkerConnection c = connection;
+        if (c != null) {
+            c.closed("connection error: " + t.getMessage());
+        }
+    }
+
+    private static String peer(WsSession session) {
+        try {
+            var remote = session.socketContext().remotePeer();
+            return remote.host() + ":" + remote.port();
+        } catch (RuntimeException e) {
+            return "unknown peer";
+        }
+    }
+
+    /** The router's handle on this socket. Sends are serialised: the router and the transport both send. */
+    private static final class SessionLink implements WorkerLink {
+        private final WsSession session;
+        private final ProtocolCodec codec;
+        private final String peer;
+
+        SessionLink(WsSession session, ProtocolCodec codec, String peer) {
+            this.session = session;
+            this.codec = codec;
+            this.peer = peer;
+        }
+
+        @Override
+        public synchronized void send(Message message) {
+            try {
+                session.send(codec.encode(message), true);
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "Could not send {0} to worker at {1}: {2}", message.type(), peer, e.getMessage());
+            }
+        }
+
+        @Override
+        public synchronized void close(int code, String reason) {
+            try {
+                session.close(code, reason);
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "Could not close the connection of worker at {0}: {1}", peer, e.getMessage());
+            }
+        }
+
+        @Override
+        public String describe() {
+            return peer;
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.efferent.brain;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Hands mode with real worker processes over real WebSockets on loopback. */
+class HandsTest extends BrainFixture {
+
+    @Test
+    void workerRegistersAndRunsADispatchedTask() throws Exception {
+        startBrain(true, Map.of());
+        Path root = dir.resolve("laptop-root");
+        startWorker("laptop", root, Map.of());
+        JsonNode worker = awaitWorker("laptop", true, 30);
+        assertTrue(worker.path("tools").toString().contains("read_file"), worker.toString());
+        Files.writeString(root.resolve("todo.txt"), "water the plants\n");
+
+        JsonNode done = call("POST", "/api/v1/tasks?wait=30",
+                "{\"tool\":\"read_file\",\"params\":{\"path\":\"todo.txt\"}}", 200);
+        assertEquals("completed", done.path("status").asText());
+        assertEquals("laptop", done.path("runningOn").asText());
+        assertEquals("water the plants\n", done.path("output").asText());
+    }
+
+    @Test
+    void taskQueuedWhileOfflineRunsWhenTheWorkerConnects() throws Exception {
+        startBrain(true, Map.of());
+        Path root = dir.resolve("laptop-root");
+        Files.createDirectories(root);
+        Files.writeString(root.resolve("later.txt"), "worth the wait\n");
+        JsonNode queued = submit("{\"tool\":\"read_file\",\"params\":{\"path\":\"later.txt\"}}");
+        String id = queued.path("id").asText();
+        assertEquals("queued", queued.path("status").asText());
+        assertTrue(queued.path("offline").asBoolean());
+        assertEquals("Your machine is offline. I've queued this task (" + id + ").", queued.path("message").asText());
+
+        startWorker("laptop", root, Map.of());
+        JsonNode done = awaitStatus(id, "completed", 30);
+        assertEquals("worth the wait\n", done.path("output").asText());
+        assertTrue(workerLog("laptop").contains("1 tasks queued for this worker"), workerLog("laptop"));
+    }
+
+    @Test
+    void eachTaskGoesToAWorkerThatHasItsToolAndANamedTargetWins() throws Exception {
+        startBrain(true, Map.of());
+        startWorker("files", dir.resolve("files-root"), Map.of("EFFERENT_TOOLS_SHELL_ENABLED", "false"));
+        startWorker("shell", dir.resolve("shell-root"), Map.of("EFFERENT_TOOLS_FS_ENABLED", "false"));
+        startWorker("both", dir.resolve("both-root"), Map.of());
+        awaitWorker("files", true, 30);
+        awaitWorker("shell", true, 30);
+        awaitWorker("both", true, 30);
+
+        JsonNode shell = call("POST", "/api/v1/tasks?wait=30",
+                "{\"tool\":\"run_shell\",\"params\":{\"command\":\"true\"},\"worker\":\"shell\"}", 200);
+        assertEquals("shell", shell.path("runningOn").asText());
+        JsonNode named = call("POST", "/api/v1/tasks?wait=30",
+                "{\"tool\":\"stat\",\"params\":{\"path\":\".\"},\"worker\":\"both\"}", 200);
+        assertEquals("both", named.path("runningOn").asText());
+        JsonNode files = call("POST", "/api/v1/tasks?wait=30",
+                "{\"tool\":\"list_dir\",\"params\":{},\"worker\":\"files\"}", 200);
+        assertEquals("files", files.path("runningOn").asText());
+        JsonNode anyShell = call("POST", "/api/v1/tasks?wait=30",
+                "{\"tool\":\"run_shell\",\"params\":{\"command\":\"true\"}}", 200);
+        assertFalse(anyShell.path("runningOn").asText().equals("files"), "files has no run_shell");
+
+        JsonNode wrong = call("POST", "/api/v1/tasks",
+                "{\"tool\":\"run_shell\",\"params\":{\"command\":\"true\"},\"worker\":\"nobody\"}", 400);
+        assertTrue(wrong.path("error").asText().startsWith("no worker named 'nobody'"), wrong.toString());
+        JsonNode tools = call("GET", "/api/v1/tools", null, 200);
+        for (JsonNode t : tools.path("tools")) {
+            if (t.path("name").asText().equals("run_shell")) {
+                assertFalse(t.path("workers").toString().contains("files"), t.toString());
+            }
+        }
+    }
+}

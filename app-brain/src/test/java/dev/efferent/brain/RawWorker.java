@@ -1,0 +1,74 @@
+package dev.efferent.brain;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** A hand-driven worker on a real WebSocket (the JDK's client), for frames no well-behaved worker sends. */
+final class RawWorker implements WebSocket.Listener {
+    final BlockingQueue<String> frames = new LinkedBlockingQueue<>();
+    final CompletableFuture<Integer> closed = new CompletableFuture<>();
+    private final StringBuilder partial = new StringBuilder();
+    WebSocket socket;
+
+    static RawWorker connect(int port, String secret) {
+        RawWorker worker = new RawWorker();
+        var builder = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
+        if (secret != null) {
+            builder.header("Authorization", "Bearer " + secret);
+        }
+        worker.socket = builder.buildAsync(URI.create("ws://127.0.0.1:" + port + "/ws/worker"), worker).join();
+        return worker;
+    }
+
+    void send(String frame) {
+        socket.sendText(frame, true).join();
+    }
+
+    void register(String id, String tools) {
+        send("{\"type\":\"worker:register\",\"protocolVersion\":1,\"workerId\":\"" + id + "\",\"name\":\"" + id
+                + "\",\"capabilities\":" + tools + ",\"maxConcurrentTasks\":2}");
+    }
+
+    JsonNode next(String type) throws Exception {
+        String frame = frames.poll(10, TimeUnit.SECONDS);
+        if (frame == null) {
+            throw new AssertionError("no frame within 10s; expected " + type);
+        }
+        JsonNode node = BrainFixture.JSON.readTree(frame);
+        if (!type.equals(node.path("type").asText())) {
+            throw new AssertionError("expected " + type + " but received " + frame);
+        }
+        return node;
+    }
+
+    @Override
+    public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+        partial.append(data);
+        if (last) {
+            frames.add(partial.toString());
+            partial.setLength(0);
+        }
+        ws.request(1);
+        return null;
+    }
+
+    @Override
+    public CompletionStage<?> onClose(WebSocket ws, int statusCode, String reason) {
+        closed.complete(statusCode);
+        return null;
+    }
+
+    @Override
+    public void onError(WebSocket ws, Throwable error) {
+        closed.complete(-1);
+    }
+}

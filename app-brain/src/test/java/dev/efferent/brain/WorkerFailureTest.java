@@ -1,0 +1,180 @@
+package dev.efferent.brain;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import java.net.http.WebSocketHandshakeException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What happens when secrets are wrong, sockets die, workers go silent, brains restart or frames are bad. */
+class WorkerFailureTest extends BrainFixture {
+    private static final String READ_FILE = "[{\"name\":\"read_file\",\"inputSchema\":{\"type\":\"object\"},"
+            + "\"placement\":\"LOCAL\",\"annotations\":{\"readOnlyHint\":true}}]";
+
+    @Test
+    void wrongOrMissingSecretIsRefusedWith401AndNoRegistration() throws Exception {
+        startBrain(true, Map.of());
+        for (String secret : new String[]{"wrong-secret", null}) {
+            CompletionException e = assertThrows(CompletionException.class, () -> RawWorker.connect(brain.port(), secret));
+            WebSocketHandshakeException handshake = (WebSocketHandshakeException) e.getCause();
+            assertEquals(401, handshake.getResponse().statusCode());
+        }
+        assertEquals(401, request("GET", "/ws/worker", null, null).statusCode());
+        Process bad = startWorker("intruder", dir.resolve("intruder"), Map.of(), "--secret", "nope",
+                "--max-reconnect-attempts", "1");
+        assertTrue(bad.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(1, bad.exitValue());
+        assertTrue(workerLog("intruder").contains("refused the worker secret (401 Unauthorized)"), workerLog("intruder"));
+        assertEquals(1, call("GET", "/api/v1/workers", null, 200).path("workers").size(), "only the brain itself");
+    }
+
+    @Test
+    void socketDyingMidTaskFailsItWithWorkerDisconnected() throws Exception {
+        startBrain(true, Map.of());
+        Process worker = startWorker("laptop", dir.resolve("laptop-root"), Map.of());
+        awaitWorker("laptop", true, 30);
+        String id = submit("{\"tool\":\"run_shell\",\"params\":{\"command\":\"sleep 30\"}}").path("id").asText();
+        awaitStatus(id, "running", 30);
+        long killedAt = System.nanoTime();
+        worker.destroyForcibly();
+        JsonNode failed = awaitStatus(id, "failed", 10);
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
+        assertEquals("Worker disconnected", failed.path("error").asText());
+        assertTrue(ms <= 2 * HEARTBEAT.toMillis() + 500, "failed after " + ms + " ms");
+        awaitWorker("laptop", false, 5);
+    }
+
+    @Test
+    void readOnlyTaskOfADeadSocketIsRequeuedAndCompletesOnTheNextWorker() throws Exception {
+        startBrain(true, Map.of());
+        RawWorker doomed = RawWorker.connect(brain.port(), SECRET);
+        doomed.register("doomed", READ_FILE);
+        doomed.next("worker:ack");
+        Path root = dir.resolve("next-root");
+        Files.createDirectories(root);
+        Files.writeString(root.resolve("data.txt"), "still here\n");
+        String id = submit("{\"tool\":\"read_file\",\"params\":{\"path\":\"data.txt\"}}").path("id").asText();
+        JsonNode dispatch = doomed.next("task:dispatch");
+        doomed.send("{\"type\":\"task:accepted\",\"taskId\":\"" + dispatch.path("taskId").asText() + "\"}");
+        awaitStatus(id, "running", 10);
+        doomed.socket.abort();
+
+        startWorker("next", root, Map.of());
+        JsonNode done = awaitStatus(id, "completed", 30);
+        assertEquals(2, done.path("attempt").asInt());
+        assertEquals("next", done.path("runningOn").asText());
+        assertEquals("still here\n", done.path("output").asText());
+    }
+
+    @Test
+    void workerThatStopsHeartbeatingIsDeclaredOffline() throws Exception {
+        startBrain(true, Map.of());
+        RawWorker silent = RawWorker.connect(brain.port(), SECRET);
+        silent.register("silent", READ_FILE);
+        JsonNode ack = silent.next("worker:ack");
+        assertEquals(HEARTBEAT.toMillis(), ack.path("heartbeatIntervalMs").asLong());
+        awaitWorker("silent", true, 5);
+        awaitWorker("silent", false, 5);
+        assertEquals(4001, silent.closed.get(5, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void cancellingARunningShellKillsItsProcess() throws Exception {
+        startBrain(true, Map.of());
+        Path root = dir.resolve("laptop-root");
+        startWorker("laptop", root, Map.of());
+        awaitWorker("laptop", true, 30);
+        String id = submit("{\"tool\":\"run_shell\",\"params\":{\"command\":\"sleep 120 & echo $! > sleep.pid; wait\","
+                + "\"timeout\":300}}").path("id").asText();
+        awaitStatus(id, "running", 30);
+        Path pidFile = root.resolve("sleep.pid");
+        for (int i = 0; i < 200 && (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()); i++) {
+            Thread.sleep(25);
+        }
+        long pid = Long.parseLong(Files.readString(pidFile).strip());
+        assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+
+        JsonNode cancelled = call("POST", "/api/v1/tasks/" + id + "/cancel", "{\"reason\":\"changed my mind\"}", 200);
+        assertEquals("cancelled", cancelled.path("status").asText());
+        assertEquals("changed my mind", cancelled.path("error").asText());
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < end) {
+            Thread.sleep(25);
+        }
+        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "sleep " + pid + " survived");
+        assertEquals("cancelled", task(id).path("status").asText());
+    }
+
+    @Test
+    void workerReconnectsAfterABrainRestartAndDeliversItsResult() throws Exception {
+        startBrain(true, Map.of());
+        int port = brain.port();
+        Path root = dir.resolve("laptop-root");
+        startWorker("laptop", root, Map.of());
+        awaitWorker("laptop", true, 30);
+        String id = submit("{\"tool\":\"run_shell\",\"params\":{\"command\":\"sleep 2; echo done > finished.txt\"}}")
+                .path("id").asText();
+        awaitStatus(id, "running", 30);
+        brain.close();
+        brain = null;
+        Thread.sleep(2500);
+        assertTrue(Files.exists(root.resolve("finished.txt")), "the task ran on while the brain was away");
+        Path results = dir.resolve("state-laptop/journal/results");
+        try (var files = Files.list(results)) {
+            assertEquals(1, files.count(), "the result waits in the journal");
+        }
+
+        startBrain(true, port, Map.of());
+        awaitWorker("laptop", true, 30);
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long left;
+        do {
+            Thread.sleep(100);
+            try (var files = Files.list(results)) {
+                left = files.count();
+            }
+        } while (left > 0 && System.nanoTime() < end);
+        assertEquals(0, left, "the new brain acknowledged the journalled result");
+        assertEquals(404, request("GET", "/api/v1/tasks/" + id, null, TOKEN).statusCode(),
+                "the in-memory queue forgot the task; the result was logged and acknowledged");
+        assertTrue(workerLog("laptop").contains("Sending 1 results the brain has not acknowledged yet"),
+                workerLog("laptop"));
+    }
+
+    @Test
+    void malformedAndOversizeFramesGetErrorFramesAndOthersAreStillServed() throws Exception {
+        startBrain(true, Map.of("protocol.max-frame-bytes", "32768"));
+        RawWorker bad = RawWorker.connect(brain.port(), SECRET);
+        bad.register("bad", READ_FILE);
+        bad.next("worker:ack");
+        bad.send("{\"type\":\"task:progress\",\"taskId\":\"t1\",\"percent\":\"lots\"}");
+        JsonNode mistyped = bad.next("error");
+        assertEquals("invalid_field", mistyped.path("code").asText());
+        assertEquals("task:progress: field 'percent' must be an integer, got a string", mistyped.path("message").asText());
+        bad.send("{\"type\":\"task:progress\",\"taskId\":\"t1\",\"percent\":1,\"message\":\"" + "x".repeat(40_000) + "\"}");
+        JsonNode tooBig = bad.next("error");
+        assertEquals("frame_too_large", tooBig.path("code").asText());
+        assertTrue(tooBig.path("message").asText().endsWith("exceeds the maximum of 32768 bytes"), tooBig.toString());
+
+        bad.send("{\"type\":\"worker:heartbeat\",\"uptimeSeconds\":1,\"loadAverage\":0.5,\"activeTasks\":0}");
+        awaitWorker("bad", true, 5);
+        assertEquals(Optional.empty(), Optional.ofNullable(bad.closed.getNow(null)), "a bad frame is not fatal");
+
+        startWorker("good", dir.resolve("good-root"), Map.of());
+        awaitWorker("good", true, 30);
+        JsonNode done = call("POST", "/api/v1/tasks?wait=30",
+                "{\"tool\":\"stat\",\"params\":{\"path\":\".\"},\"worker\":\"good\"}", 200);
+        assertEquals("completed", done.path("status").asText());
+    }
+}

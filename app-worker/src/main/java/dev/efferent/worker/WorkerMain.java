@@ -1,0 +1,132 @@
+package dev.efferent.worker;
+
+import dev.efferent.core.config.ConfigException;
+import dev.efferent.core.config.ConfigLoader;
+import dev.efferent.core.config.Logs;
+import dev.efferent.core.plugin.PluginException;
+import dev.efferent.core.tools.LocalToolExecutor;
+import dev.efferent.core.tools.LocalTools;
+import dev.efferent.protocol.ProtocolCodec;
+import io.helidon.config.Config;
+
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** The worker launcher: {@code bin/efferent worker --brain-url ws://host:18789 --secret …}. */
+public final class WorkerMain {
+    private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
+    private static final String USAGE = """
+            Usage: efferent worker --brain-url ws://<brain-host>:18789 [options]
+
+            Options:
+              --brain-url URL            a brain to connect to; repeat for several brains (failover)
+              --secret SECRET            the brain's worker secret (or EFFERENT_WORKER_SECRET)
+              --name NAME                the name users see (default: this host's name)
+              --root DIR                 a directory tools may touch; repeat for several (default: .)
+              --max-concurrency N        tasks run at once (default 4)
+              --state-dir DIR            worker id and result journal (default ~/.efferent/worker)
+              --max-reconnect-attempts N give up after N failed attempts (default 0: never)
+              --config FILE              a YAML configuration file
+              --help                     show this help
+            """;
+
+    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--secret", "--name",
+            "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config");
+
+    private WorkerMain() {
+    }
+
+    /** Starts the worker; exits 2 on bad options or configuration, 1 if it gives up reconnecting. */
+    public static void main(String[] args) {
+        Config config;
+        try {
+            config = configure(args);
+        } catch (UsageException e) {
+            System.out.print(USAGE);
+            System.exit(e.getMessage().isEmpty() ? 0 : fail(e.getMessage()));
+            return;
+        } catch (ConfigException e) {
+            System.exit(fail(e.getMessage()));
+            return;
+        }
+        Logs.setUp(config.get("log.level").asString().orElse("INFO"));
+        try {
+            WorkerSettings settings = WorkerSettings.from(config);
+            LocalToolExecutor executor = LocalTools.open(config);
+            Worker worker = new Worker(settings, WorkerIdentity.load(settings.stateDir()), executor,
+                    new ProtocolCodec(config.get("protocol.max-frame-bytes").asInt().orElse(1 << 20)));
+            LOG.log(Level.INFO, "Worker {0} starting: tools {1} under {2}, {3} slots", settings.name(),
+                    executor.catalog().names(), executor.roots(), settings.maxConcurrency());
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                worker.close();
+                executor.close();
+            }, "efferent-worker-shutdown"));
+            System.exit(worker.run() ? 0 : 1);
+        } catch (ConfigException | PluginException e) {
+            System.exit(fail(e.getMessage()));
+        }
+    }
+
+    static Config configure(String[] args) {
+        Map<String, String> overrides = new HashMap<>();
+        List<String> brains = new ArrayList<>();
+        List<String> roots = new ArrayList<>();
+        Optional<Path> file = Optional.empty();
+        for (int i = 0; i < args.length; i++) {
+            String option = args[i];
+            if (option.equals("--help") || option.equals("-h")) {
+                throw new UsageException("");
+            }
+            if (!option.startsWith("--")) {
+                throw new UsageException("unexpected argument '" + option + "'");
+            }
+            String name = option.contains("=") ? option.substring(0, option.indexOf('=')) : option;
+            if (!OPTIONS.contains(name)) {
+                throw new UsageException("unknown option '" + name + "'");
+            }
+            String value;
+            if (option.contains("=")) {
+                value = option.substring(option.indexOf('=') + 1);
+            } else if (i + 1 < args.length) {
+                value = args[++i];
+            } else {
+                throw new UsageException("option " + name + " needs a value");
+            }
+            switch (name) {
+                case "--brain-url" -> brains.add(value);
+                case "--secret" -> overrides.put("worker.secret", value);
+                case "--name" -> overrides.put("worker.name", value);
+                case "--root" -> roots.add(value);
+                case "--max-concurrency" -> overrides.put("worker.max-concurrency", value);
+                case "--state-dir" -> overrides.put("worker.state-dir", value);
+                case "--max-reconnect-attempts" -> overrides.put("worker.reconnect.max-attempts", value);
+                case "--config" -> file = Optional.of(Path.of(value));
+                default -> throw new UsageException("unknown option '" + name + "'");
+            }
+        }
+        if (!brains.isEmpty()) {
+            overrides.put("worker.brain-urls", String.join(",", brains));
+        }
+        if (!roots.isEmpty()) {
+            overrides.put("tools.roots", String.join(",", roots));
+        }
+        return ConfigLoader.load(file, overrides, System.getenv(), Map.of());
+    }
+
+    private static int fail(String message) {
+        System.err.println("efferent worker: " + message);
+        return 2;
+    }
+
+    /** Bad command-line use; an empty message asks for the help text only. */
+    static final class UsageException extends ConfigException {
+        UsageException(String message) {
+            super(message);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package dev.efferent.worker;
+
+import dev.efferent.core.config.ConfigException;
+import dev.efferent.core.config.ConfigSettings;
+import dev.efferent.tools.spi.ToolException;
+import io.helidon.config.Config;
+
+import java.net.InetAddress;
+import java.net.URI;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The worker's settings, from {@code worker.*} (command-line options override configuration).
+ *
+ * @param brainUrls            {@code worker.brain-urls}: brains to connect to, tried in turn
+ * @param secret               {@code worker.secret}: the shared worker secret
+ * @param name                 {@code worker.name}: the name users see; default the host name
+ * @param maxConcurrency       {@code worker.max-concurrency}: tasks run at once (default 4)
+ * @param stateDir             {@code worker.state-dir}: the worker id and result journal (default ~/.efferent/worker)
+ * @param maxReconnectAttempts {@code worker.reconnect.max-attempts}: 0 (the default) means never give up
+ * @param reconnectInitial     {@code worker.reconnect.initial}: first reconnect delay (default 1s)
+ * @param reconnectMax         {@code worker.reconnect.max}: longest reconnect delay (default 30s)
+ * @param brainTimeout         {@code worker.brain-timeout}: silence from the brain after which the link is
+ *                             considered dead (default 60s)
+ */
+record WorkerSettings(List<URI> brainUrls,
+                      String secret,
+                      String name,
+                      int maxConcurrency,
+                      Path stateDir,
+                      int maxReconnectAttempts,
+                      Duration reconnectInitial,
+                      Duration reconnectMax,
+                      Duration brainTimeout) {
+    private static final Set<String> SCHEMES = Set.of("ws", "wss", "http", "https");
+
+    static WorkerSettings from(Config config) {
+        ConfigSettings s = new ConfigSettings(config.get("worker"));
+        List<String> urls = s.list("brain-urls");
+        if (urls.isEmpty()) {
+            throw new ConfigException("no brain to connect to: pass --brain-url ws://<brain-host>:18789 "
+                    + "(or set worker.brain-urls / EFFERENT_WORKER_BRAIN__URLS)");
+        }
+        List<URI> uris = urls.stream().map(WorkerSettings::uri).toList();
+        String secret = s.get("secret").filter(v -> !v.isBlank()).orElseThrow(() -> new ConfigException(
+                "no worker secret: pass --secret or set EFFERENT_WORKER_SECRET to the brain's worker.secret"));
+        try {
+            int max = (int) s.getLong("max-concurrency", 4);
+            if (max < 1 || max > 1024) {
+                throw new ConfigException("worker.max-concurrency must be from 1 to 1024, got " + max);
+            }
+            int attempts = (int) s.getLong("reconnect.max-attempts", 0);
+            if (attempts < 0) {
+                throw new ConfigException("worker.reconnect.max-attempts must be 0 (unlimited) or more, got " + attempts);
+            }
+            return new WorkerSettings(uris, secret, s.get("name").orElseGet(WorkerSettings::hostname), max,
+                    s.get("state-dir").map(WorkerSettings::expandHome)
+                            .orElse(Path.of(System.getProperty("user.home"), ".efferent", "worker")),
+                    attempts,
+                    s.getDuration("reconnect.initial", Duration.ofSeconds(1)),
+                    s.getDuration("reconnect.max", Duration.ofSeconds(30)),
+                    s.getDuration("brain-timeout", Duration.ofSeconds(60)));
+        } catch (ToolException e) {
+            throw new ConfigException("worker." + e.getMessage().replaceFirst("^setting '", "").replaceFirst("'", ""), e);
+        }
+    }
+
+    private static URI uri(String value) {
+        URI uri;
+        try {
+            uri = URI.create(value.strip());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("brain URL '" + value + "' is not a valid URL: " + e.getMessage());
+        }
+        if (uri.getScheme() == null || !SCHEMES.contains(uri.getScheme()) || uri.getHost() == null) {
+            throw new ConfigException("brain URL '" + value + "' must look like ws://host:18789 or wss://host");
+        }
+        return uri;
+    }
+
+    static Path expandHome(String path) {
+        return Path.of(path.equals("~") || path.startsWith("~/") ? System.getProperty("user.home") + path.substring(1)
+                : path).toAbsolutePath().normalize();
+    }
+
+    static String hostname() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "worker";
+        }
+    }
+}
