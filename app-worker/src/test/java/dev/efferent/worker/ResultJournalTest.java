@@ -1,0 +1,50 @@
+package dev.efferent.worker;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.protocol.ResultStatus;
+import dev.efferent.protocol.TaskResult;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ResultJournalTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void keepsResultsUntilAcknowledged() throws Exception {
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.markRunning("t1");
+        TaskResult result = TaskResult.completed("t1", new ObjectMapper().createObjectNode().put("isError", false), 5);
+        journal.record(result);
+        assertEquals(List.of(result), journal.pending());
+        assertEquals(List.of(result), new ResultJournal(dir, new ProtocolCodec()).pending(), "survives a restart");
+        journal.acknowledge("t1");
+        assertEquals(List.of(), journal.pending());
+    }
+
+    @Test
+    void tasksRunningWhenTheWorkerStoppedAreReportedAsFailed() {
+        new ResultJournal(dir, new ProtocolCodec()).markRunning("t7");
+        ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(1, afterRestart.recoverAfterRestart());
+        assertEquals(List.of(TaskResult.ended("t7", ResultStatus.FAILED, "worker restarted while running", 0)),
+                afterRestart.pending());
+        assertEquals(0, afterRestart.recoverAfterRestart(), "reported once");
+    }
+
+    @Test
+    void taskIdsCannotNameFilesElsewhere() throws Exception {
+        ResultJournal journal = new ResultJournal(dir.resolve("journal"), new ProtocolCodec());
+        journal.markRunning("../../escape");
+        assertTrue(Files.exists(dir.resolve("journal/running/.._.._escape")));
+        assertTrue(Files.notExists(dir.resolve("escape")));
+    }
+}
