@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
@@ -60,12 +61,24 @@ final class ApiService implements HttpService {
     @Override
     public void routing(HttpRules rules) {
         rules.any(this::authenticate)
-                .post("/tasks", this::submit)
-                .get("/tasks", this::list)
-                .get("/tasks/{id}", this::get)
-                .post("/tasks/{id}/cancel", this::cancel)
-                .get("/workers", this::workers)
-                .get("/tools", this::tools);
+                .post("/tasks", guarded(this::submit))
+                .get("/tasks", guarded(this::list))
+                .get("/tasks/{id}", guarded(this::get))
+                .post("/tasks/{id}/cancel", guarded(this::cancel))
+                .get("/workers", guarded(this::workers))
+                .get("/tools", guarded(this::tools));
+    }
+
+    /** A store that cannot be reached (PostgreSQL down) answers 503 at once with the reason. */
+    private io.helidon.webserver.http.Handler guarded(io.helidon.webserver.http.Handler handler) {
+        return (req, res) -> {
+            try {
+                handler.handle(req, res);
+            } catch (QueueException e) {
+                send(res, Status.SERVICE_UNAVAILABLE_503, views.error(503, "the task queue is unavailable: "
+                        + e.getMessage()));
+            }
+        };
     }
 
     private void authenticate(ServerRequest req, ServerResponse res) {

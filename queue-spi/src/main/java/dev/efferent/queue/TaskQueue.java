@@ -33,6 +33,12 @@ public interface TaskQueue extends AutoCloseable {
     Task renewLease(String taskId, String workerId, Duration lease);
 
     /**
+     * Extends the leases of every task {@code workerId} is running (not merely claimed), e.g. on its heartbeat:
+     * a live worker keeps its tasks whichever brain it is connected to. Returns how many.
+     */
+    int renewLeases(String workerId, Duration lease);
+
+    /**
      * Gives a claimed task back without counting the attempt (the worker was busy or lacked the tool):
      * {@code CLAIMED → QUEUED}.
      */
@@ -71,6 +77,13 @@ public interface TaskQueue extends AutoCloseable {
 
     /** Deletes finished tasks that finished before {@code cutoff}; returns how many. */
     int deleteFinishedBefore(Instant cutoff);
+
+    /**
+     * Subscribes to changes made by other processes sharing this queue (other brains on one database): new or
+     * requeued work, finished and cancelled tasks. A queue used by one process alone may never call it.
+     */
+    default void subscribe(QueueEvents events) {
+    }
 
     /** Releases the queue's resources. */
     @Override

@@ -8,6 +8,7 @@ import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
@@ -201,6 +202,41 @@ final class Dispatcher extends WorkerMessages {
         }
     }
 
+    /** What this router does when another process changes the shared queue. */
+    QueueEvents queueEvents(java.util.function.Consumer<Runnable> post) {
+        java.util.concurrent.atomic.AtomicBoolean pumpPending = new java.util.concurrent.atomic.AtomicBoolean();
+        return new QueueEvents() {
+            @Override
+            public void workAvailable() {
+                // Coalesce a burst of wake-ups into one pass over the workers.
+                if (pumpPending.compareAndSet(false, true)) {
+                    post.accept(() -> {
+                        pumpPending.set(false);
+                        pumpAll();
+                    });
+                }
+            }
+
+            @Override
+            public void taskFinished(String taskId) {
+                post.accept(() -> finishedElsewhere(taskId));
+            }
+
+            @Override
+            public void taskCancelled(String taskId) {
+                post.accept(() -> stopOnWorker(taskId, "cancelled"));
+            }
+        };
+    }
+
+    /** Completes the waiters of a task another brain finished. */
+    private void finishedElsewhere(String taskId) {
+        if (!state.waiters.containsKey(taskId)) {
+            return;
+        }
+        queue.get(taskId).filter(t -> t.status().isFinished()).ifPresent(this::finished);
+    }
+
     /** Tells the worker running {@code taskId}, if any, to stop; it stays in flight until its result arrives. */
     private void stopOnWorker(String taskId, String reason) {
         Inflight f = state.inflight.get(taskId);
@@ -238,6 +274,16 @@ final class Dispatcher extends WorkerMessages {
                     f.leaseRenewedAt = now;
                 } catch (QueueException e) {
                     LOG.log(Level.DEBUG, "Lease of task {0} not renewed: {1}", f.task.id(), e.getMessage());
+                }
+            }
+        }
+        // Tasks finished by another brain, in case its notice was lost.
+        for (String id : List.copyOf(state.waiters.keySet())) {
+            if (!state.inflight.containsKey(id)) {
+                try {
+                    finishedElsewhere(id);
+                } catch (QueueException e) {
+                    LOG.log(Level.DEBUG, "Could not check task {0}: {1}", id, e.getMessage());
                 }
             }
         }

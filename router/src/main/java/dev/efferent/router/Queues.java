@@ -26,14 +26,18 @@ public final class Queues {
     /**
      * Opens the configured queue.
      *
-     * @param config    the root configuration; reads {@code queue.provider} and {@code queue.<provider>.*}
+     * @param config    the root configuration; reads {@code queue.provider} and {@code queue.<provider>.*}, with
+     *                  {@code db.*} as the fallback for any key the provider's node lacks (so {@code EFFERENT_DB_URL}
+     *                  sets the database of whichever provider needs one)
      * @param providers the available providers
      * @param clock     the queue's clock
      */
     public static TaskQueue open(Config config, PluginRegistry<TaskQueueProvider> providers, Clock clock) {
         String name = config.get("queue.provider").asString().orElse(DEFAULT_PROVIDER);
         Config node = config.get("queue").get(name);
-        QueueSettings settings = key -> node.get(key).asString().asOptional();
+        Config shared = config.get("db");
+        QueueSettings settings = key -> node.get(key).asString().asOptional()
+                .or(() -> shared.get(key).asString().asOptional());
         return providers.select(name).open(settings, clock);
     }
 }

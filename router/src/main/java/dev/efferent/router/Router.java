@@ -44,7 +44,7 @@ import java.util.concurrent.TimeUnit;
 public final class Router implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Router.class.getName());
     static final ObjectMapper JSON = new ObjectMapper();
-    /** The id and name of the brain's in-process worker. */
+    /** The name of the brain's in-process worker; its id is unique to each brain process. */
     public static final String LOCAL_WORKER = "brain";
 
     private final RouterSettings settings;
@@ -81,6 +81,7 @@ public final class Router implements AutoCloseable {
                                ProtocolCodec codec, Clock clock) {
         Router router = new Router(settings, queue, codec, clock);
         local.ifPresent(router::startLocalWorker);
+        queue.subscribe(router.dispatcher.queueEvents(router::post));
         long tick = Math.max(50, settings.heartbeatInterval().toMillis() / 4);
         router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::checkHeartbeats), tick, tick,
                 TimeUnit.MILLISECONDS);
@@ -253,7 +254,9 @@ public final class Router implements AutoCloseable {
         InProcessWorker link = new InProcessWorker();
         Connection connection = new Connection(this, link, true, codec, clock);
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
-        connection.receive(new WorkerRegister(1, LOCAL_WORKER, LOCAL_WORKER, hostname(),
+        // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
+        String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
+        connection.receive(new WorkerRegister(1, id, LOCAL_WORKER, hostname(),
                 System.getProperty("os.name", "").toLowerCase(Locale.ROOT) + "-" + System.getProperty("os.arch", ""),
                 runsHere, settings.localConcurrency()));
     }

@@ -67,6 +67,7 @@ abstract class WorkerMessages {
             case WorkerHeartbeat h -> {
                 s.lastHeartbeat = clock.instant();
                 s.loadAverage = h.loadAverage();
+                renewLeases(s);
                 if (s.full && h.activeTasks() < s.maxConcurrency) {
                     s.full = false;
                     pump(s);
@@ -239,6 +240,15 @@ abstract class WorkerMessages {
                 why, failed, requeued);
         state.listeners.forEach(l -> l.workerOffline(info));
         pumpAll();
+    }
+
+    /** A live worker keeps the leases of what it runs, even tasks another (dead) brain dispatched to it. */
+    private void renewLeases(WorkerSession s) {
+        try {
+            queue.renewLeases(s.id, settings.lease());
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not renew the leases of worker {0}: {1}", s.name, e.getMessage());
+        }
     }
 
     /** Stops tracking a dispatched task. */

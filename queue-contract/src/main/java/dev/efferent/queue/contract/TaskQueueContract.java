@@ -343,6 +343,26 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void heartbeatRenewsTheLeasesOfTasksAWorkerIsRunning() {
+        Task running = enqueue("t");
+        Task claimedOnly = enqueue("t");
+        Task otherWorkers = enqueue("u");
+        claim("w1", 1, "t");
+        queue.start(running.id(), "w1", LEASE);
+        claim("w1", 1, "t");
+        claim("w2", 1, "u");
+        queue.start(otherWorkers.id(), "w2", LEASE);
+        clock.advance(Duration.ofSeconds(20));
+        assertEquals(1, queue.renewLeases("w1", LEASE));
+        assertEquals(clock.instant().plus(LEASE), queue.get(running.id()).orElseThrow().leaseExpiresAt().orElseThrow());
+        clock.advance(Duration.ofSeconds(15));
+        List<String> expired = ids(queue.requeueExpiredLeases());
+        assertTrue(expired.containsAll(List.of(claimedOnly.id(), otherWorkers.id())), expired.toString());
+        assertFalse(expired.contains(running.id()));
+        assertEquals(TaskStatus.RUNNING, queue.get(running.id()).orElseThrow().status());
+    }
+
+    @Test
     void releaseGivesAClaimBackWithoutCountingTheAttempt() {
         Task task = enqueue("t");
         claim("w1", 1, "t");

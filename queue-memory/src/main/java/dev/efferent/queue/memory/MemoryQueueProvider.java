@@ -2,10 +2,10 @@ package dev.efferent.queue.memory;
 
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.queue.spi.RetryBackoff;
 import dev.efferent.queue.spi.TaskQueueProvider;
 
 import java.time.Clock;
-import java.time.Duration;
 
 /** Provides the in-memory queue as {@code "memory"}. */
 public final class MemoryQueueProvider implements TaskQueueProvider {
@@ -21,8 +21,6 @@ public final class MemoryQueueProvider implements TaskQueueProvider {
 
     @Override
     public TaskQueue open(QueueSettings settings, Clock clock) {
-        Duration backoff = settings.getDuration("retry-backoff", Duration.ofSeconds(1));
-        Duration maxBackoff = settings.getDuration("retry-backoff-max", Duration.ofMinutes(5));
-        return new MemoryTaskQueue(clock, new Backoff(backoff, maxBackoff));
+        return new MemoryTaskQueue(clock, RetryBackoff.from(settings));
     }
 }

@@ -8,6 +8,7 @@ import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.queue.spi.RetryBackoff;
 import dev.efferent.queue.spi.TaskIds;
 
 import java.time.Clock;
@@ -32,7 +33,7 @@ final class MemoryTaskQueue implements TaskQueue {
     private static final String ANY_WORKER = "";
 
     private final Clock clock;
-    private final Backoff backoff;
+    private final RetryBackoff backoff;
     private final Map<String, Entry> tasks = new HashMap<>();
     private final Map<String, String> idsByKey = new HashMap<>();
     /** Due queued tasks by tool, then by target worker ({@code ""} for any), best first. */
@@ -46,7 +47,7 @@ final class MemoryTaskQueue implements TaskQueue {
     private long nextSeq;
     private boolean closed;
 
-    MemoryTaskQueue(Clock clock, Backoff backoff) {
+    MemoryTaskQueue(Clock clock, RetryBackoff backoff) {
         this.clock = clock;
         this.backoff = backoff;
     }
@@ -128,6 +129,21 @@ final class MemoryTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         return update(entry, with(t, t.status(), t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
                 t.result(), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized int renewLeases(String workerId, Duration lease) {
+        Instant now = clock.instant();
+        int renewed = 0;
+        for (Entry entry : List.copyOf(leased)) {
+            Task t = entry.task;
+            if (t.status() == TaskStatus.RUNNING && t.leaseOwner().orElse("").equals(workerId)) {
+                update(entry, with(t, t.status(), t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
+                        t.result(), t.error(), t.runAt(), now), now);
+                renewed++;
+            }
+        }
+        return renewed;
     }
 
     @Override

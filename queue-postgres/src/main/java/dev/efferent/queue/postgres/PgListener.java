@@ -1,0 +1,115 @@
+package dev.efferent.queue.postgres;
+
+import dev.efferent.queue.QueueEvents;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+
+/**
+ * Listens on the queue's channel over a dedicated connection (outside the pool) and turns notifications into
+ * {@link QueueEvents}. Reconnects after a lost connection; a notification missed meanwhile only delays work,
+ * because the router also polls.
+ */
+final class PgListener implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(PgListener.class.getName());
+    private static final int WAIT_MS = 500;
+
+    private final PgSettings settings;
+    private volatile boolean running;
+    private Thread thread;
+
+    PgListener(PgSettings settings) {
+        this.settings = settings;
+    }
+
+    synchronized void start(QueueEvents events) {
+        if (thread != null) {
+            throw new IllegalStateException("already subscribed");
+        }
+        running = true;
+        thread = Thread.ofPlatform().daemon().name("efferent-queue-listen").start(() -> listen(events));
+    }
+
+    private void listen(QueueEvents events) {
+        boolean warned = false;
+        while (running) {
+            try (Connection connection = connect()) {
+                try (Statement s = connection.createStatement()) {
+                    s.execute("LISTEN " + settings.channel());
+                }
+                if (warned) {
+                    LOG.log(Level.INFO, "Listening for queue notifications again");
+                    warned = false;
+                }
+                // Anything that happened while we were not listening: look once.
+                events.workAvailable();
+                PGConnection pg = connection.unwrap(PGConnection.class);
+                while (running) {
+                    PGNotification[] notifications = pg.getNotifications(WAIT_MS);
+                    if (notifications != null) {
+                        for (PGNotification n : notifications) {
+                            deliver(events, n.getParameter());
+                        }
+                    }
+                }
+            } catch (SQLException | RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                if (!warned) {
+                    LOG.log(Level.WARNING, "Queue notifications interrupted ({0}); retrying every second, polling "
+                            + "meanwhile", PostgresTaskQueue.rootMessage(e));
+                    warned = true;
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private static void deliver(QueueEvents events, String payload) {
+        try {
+            if (payload.equals("work")) {
+                events.workAvailable();
+            } else if (payload.startsWith("done:")) {
+                events.taskFinished(payload.substring(5));
+            } else if (payload.startsWith("cancel:")) {
+                events.taskCancelled(payload.substring(7));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "A queue event handler failed on '" + payload + "'", e);
+        }
+    }
+
+    private Connection connect() throws SQLException {
+        Properties props = new Properties();
+        props.setProperty("user", settings.user());
+        props.setProperty("password", settings.password());
+        props.setProperty("connectTimeout", String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));
+        props.setProperty("ApplicationName", "efferent-listen");
+        return DriverManager.getConnection(settings.url(), props);
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+            try {
+                t.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.efferent.queue.postgres;
+
+import dev.efferent.queue.QueueException;
+import io.helidon.dbclient.DbClient;
+import io.helidon.dbclient.DbRow;
+import io.helidon.dbclient.DbTransaction;
+
+import java.lang.System.Logger.Level;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The queue's tables, created and migrated at start-up. Each migration is applied once and recorded in
+ * {@code <schema>.schema_migrations}; a transaction-scoped advisory lock makes two brains starting at once take
+ * turns. A database migrated by a newer Efferent is refused rather than misread.
+ */
+final class PgSchema {
+    private static final System.Logger LOG = System.getLogger(PgSchema.class.getName());
+    /** Arbitrary, fixed: the advisory lock key of Efferent's migrations ("EFFERENT" in ASCII, roughly). */
+    private static final long LOCK_KEY = 0x4546_4645_5245_4e54L;
+
+    record Migration(int version, String description, List<String> statements) {
+    }
+
+    static List<Migration> migrations(String s) {
+        return List.of(new Migration(1, "tasks table and its indexes", List.of(
+                """
+                CREATE TABLE %1$s.tasks (
+                    id               text PRIMARY KEY,
+                    seq              bigint GENERATED ALWAYS AS IDENTITY,
+                    tool             text NOT NULL,
+                    params           text NOT NULL,
+                    priority         smallint NOT NULL CHECK (priority BETWEEN 1 AND 10),
+                    status           text NOT NULL CHECK (status IN
+                                         ('QUEUED', 'CLAIMED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED')),
+                    attempt          integer NOT NULL,
+                    max_attempts     integer NOT NULL,
+                    run_at           timestamptz NOT NULL,
+                    timeout_ms       bigint NOT NULL,
+                    target_worker    text,
+                    requester        text,
+                    idempotency_key  text,
+                    lease_owner      text,
+                    lease_expires_at timestamptz,
+                    result           text,
+                    error            text,
+                    created_at       timestamptz NOT NULL,
+                    updated_at       timestamptz NOT NULL,
+                    finished_at      timestamptz
+                )""".formatted(s),
+                // The claim walks this index: equality on status and tool, then priority and run-at in order.
+                "CREATE INDEX tasks_claim_idx ON %1$s.tasks (status, tool, priority DESC, run_at, seq)".formatted(s),
+                "CREATE UNIQUE INDEX tasks_idempotency_idx ON %1$s.tasks (idempotency_key) WHERE idempotency_key IS NOT NULL"
+                        .formatted(s),
+                "CREATE INDEX tasks_lease_idx ON %1$s.tasks (lease_expires_at) WHERE status IN ('CLAIMED', 'RUNNING')"
+                        .formatted(s),
+                "CREATE INDEX tasks_list_idx ON %1$s.tasks (status, created_at, seq)".formatted(s),
+                "CREATE INDEX tasks_finished_idx ON %1$s.tasks (finished_at) WHERE finished_at IS NOT NULL".formatted(s),
+                "CREATE INDEX tasks_owner_idx ON %1$s.tasks (lease_owner) WHERE status = 'RUNNING'".formatted(s))));
+    }
+
+    /** Brings {@code schema} up to date; returns its version. */
+    static int migrate(DbClient db, String schema) {
+        List<Migration> migrations = migrations(schema);
+        int latest = migrations.getLast().version();
+        DbTransaction tx = db.transaction();
+        try {
+            tx.query("SELECT pg_advisory_xact_lock(?)", LOCK_KEY).toList();
+            tx.dml("CREATE SCHEMA IF NOT EXISTS " + schema);
+            tx.dml("CREATE TABLE IF NOT EXISTS " + schema + ".schema_migrations (version integer PRIMARY KEY, "
+                    + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+            Optional<DbRow> row = tx.get("SELECT max(version) AS v FROM " + schema + ".schema_migrations");
+            Integer current = row.map(r -> r.column("v").get(Integer.class)).orElse(null);
+            int version = current == null ? 0 : current;
+            if (version > latest) {
+                throw new QueueException("the database schema '" + schema + "' is at version " + version
+                        + ", newer than this Efferent understands (" + latest + "); upgrade Efferent, or point "
+                        + "queue.postgres.schema at another schema");
+            }
+            for (Migration m : migrations) {
+                if (m.version() > version) {
+                    LOG.log(Level.INFO, "Migrating queue schema {0} to version {1}: {2}", schema, m.version(),
+                            m.description());
+                    m.statements().forEach(tx::dml);
+                    tx.dml("INSERT INTO " + schema + ".schema_migrations (version, description) VALUES (?, ?)",
+                            m.version(), m.description());
+                }
+            }
+            tx.commit();
+            return latest;
+        } catch (RuntimeException e) {
+            tx.rollback();
+            throw e instanceof QueueException q ? q : new QueueException("could not create or migrate the queue "
+                    + "schema '" + schema + "': " + PostgresTaskQueue.rootMessage(e), e);
+        }
+    }
+
+    private PgSchema() {
+    }
+}

@@ -1,0 +1,396 @@
+package dev.efferent.queue.postgres;
+
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueEvents;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.queue.spi.TaskIds;
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import io.helidon.dbclient.DbClient;
+import io.helidon.dbclient.DbExecute;
+import io.helidon.dbclient.DbRow;
+import io.helidon.dbclient.DbTransaction;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+import static dev.efferent.queue.postgres.TaskRows.at;
+
+/**
+ * The task queue in PostgreSQL. Every operation is one short transaction; none stays open while a tool runs.
+ * Claims lock rows with {@code FOR UPDATE SKIP LOCKED}, so concurrent claimers (threads or brains) never take
+ * the same task; changes that make work claimable, finish or cancel a task are announced with
+ * {@code NOTIFY}, at most one of each kind per transaction.
+ */
+final class PostgresTaskQueue implements TaskQueue {
+    /** Separates tool names in one text parameter; no tool name contains it. */
+    private static final String SEP = "\u001f";
+    private static final String LEASED = "('CLAIMED', 'RUNNING')";
+    private static final String FINISHED = "('COMPLETED', 'FAILED', 'CANCELLED')";
+
+    private final PgSettings settings;
+    private final Clock clock;
+    private final DbClient db;
+    private final String t;
+    private final PgListener listener;
+
+    private PostgresTaskQueue(PgSettings settings, Clock clock, DbClient db) {
+        this.settings = settings;
+        this.clock = clock;
+        this.db = db;
+        this.t = settings.schema() + ".tasks";
+        this.listener = new PgListener(settings);
+    }
+
+    static PostgresTaskQueue open(PgSettings settings, Clock clock) {
+        DbClient db;
+        try {
+            db = client(settings);
+        } catch (RuntimeException e) {
+            throw failure("connect to " + settings.url() + " as " + settings.user(), e);
+        }
+        try {
+            PgSchema.migrate(db, settings.schema());
+        } catch (RuntimeException e) {
+            db.close();
+            throw e instanceof QueueException q ? q : failure("open the queue at " + settings.url(), e);
+        }
+        return new PostgresTaskQueue(settings, clock, db);
+    }
+
+    private static DbClient client(PgSettings settings) {
+        return DbClient.create(Config.create(ConfigSources.create(Map.of(
+                "source", "jdbc",
+                "connection.url", settings.url(),
+                "connection.username", settings.user(),
+                "connection.password", settings.password(),
+                "connection.maximumPoolSize", String.valueOf(settings.poolSize()),
+                "connection.connectionTimeout", String.valueOf(Math.max(250, settings.connectTimeout().toMillis())),
+                "connection.poolName", "efferent-queue-" + settings.schema(),
+                "connection.dataSource.socketTimeout", String.valueOf(Math.max(1, settings.queryTimeout().toSeconds())),
+                "connection.dataSource.ApplicationName", "efferent"))));
+    }
+
+    @Override
+    public Task enqueue(NewTask spec) {
+        Instant now = clock.instant();
+        return inTransaction("enqueue a task", tx -> {
+            Optional<DbRow> inserted = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
+                            + "max_attempts, run_at, timeout_ms, target_worker, requester, idempotency_key, created_at, "
+                            + "updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, ?, ?, ?) "
+                            + "ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
+                    TaskIds.next(), spec.tool(), spec.params(), spec.priority(), spec.maxAttempts(),
+                    at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
+                    spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now));
+            if (inserted.isPresent()) {
+                notify(tx, "work");
+                return TaskRows.task(inserted.get());
+            }
+            return tx.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", spec.idempotencyKey().orElseThrow())
+                    .map(TaskRows::task).orElseThrow(() -> new QueueException("task with idempotency key '"
+                            + spec.idempotencyKey().get() + "' vanished while being enqueued; try again"));
+        });
+    }
+
+    @Override
+    public List<Task> claim(ClaimRequest request) {
+        if (request.capabilities().isEmpty()) {
+            return List.of();
+        }
+        Instant now = clock.instant();
+        String tools = String.join(SEP, request.capabilities());
+        // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
+        List<DbRow> rows = inTransaction("claim tasks", tx -> tx.query(
+                "WITH c AS (SELECT x.id FROM unnest(string_to_array(?, ?)) AS u(tool) CROSS JOIN LATERAL ("
+                        + "SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' AND tool = u.tool "
+                        + "AND run_at <= ? AND (target_worker IS NULL OR target_worker = ?) "
+                        + "ORDER BY priority DESC, run_at, seq LIMIT ? FOR UPDATE SKIP LOCKED) x "
+                        + "ORDER BY x.priority DESC, x.run_at, x.seq LIMIT ?) "
+                        + "UPDATE " + t + " SET status = 'CLAIMED', attempt = attempt + 1, lease_owner = ?, "
+                        + "lease_expires_at = ?, updated_at = ? FROM c WHERE " + t + ".id = c.id RETURNING " + t + ".*",
+                tools, SEP, at(now), request.workerId(), request.limit(), request.limit(), request.workerId(),
+                at(now.plus(request.lease())), at(now)).toList());
+        return rows.stream()
+                .sorted(Comparator.comparingInt((DbRow r) -> -r.column("priority").get(Number.class).intValue())
+                        .thenComparing(r -> TaskRows.task(r).runAt())
+                        .thenComparingLong(TaskRows::seq))
+                .map(TaskRows::task)
+                .toList();
+    }
+
+    @Override
+    public Task start(String taskId, String workerId, Duration lease) {
+        Instant now = clock.instant();
+        return change(taskId, "start", Set.of(TaskStatus.CLAIMED), Optional.of(workerId), tx -> tx.get(
+                "UPDATE " + t + " SET status = 'RUNNING', lease_expires_at = ?, updated_at = ? "
+                        + "WHERE id = ? AND status = 'CLAIMED' AND lease_owner = ? RETURNING *",
+                at(now.plus(lease)), at(now), taskId, workerId), null);
+    }
+
+    @Override
+    public Task renewLease(String taskId, String workerId, Duration lease) {
+        Instant now = clock.instant();
+        return change(taskId, "renew the lease of", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING),
+                Optional.of(workerId), tx -> tx.get("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
+                                + "WHERE id = ? AND status IN " + LEASED + " AND lease_owner = ? RETURNING *",
+                        at(now.plus(lease)), at(now), taskId, workerId), null);
+    }
+
+    @Override
+    public int renewLeases(String workerId, Duration lease) {
+        Instant now = clock.instant();
+        return run("renew leases", () -> (int) db.execute().dml("UPDATE " + t + " SET lease_expires_at = ?, "
+                + "updated_at = ? WHERE lease_owner = ? AND status = 'RUNNING'", at(now.plus(lease)), at(now), workerId));
+    }
+
+    @Override
+    public Task release(String taskId, String workerId) {
+        Instant now = clock.instant();
+        return change(taskId, "release", Set.of(TaskStatus.CLAIMED), Optional.of(workerId), tx -> tx.get(
+                "UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, lease_owner = NULL, "
+                        + "lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status = 'CLAIMED' "
+                        + "AND lease_owner = ? RETURNING *", at(now), taskId, workerId), "work");
+    }
+
+    @Override
+    public Task complete(String taskId, String result) {
+        Instant now = clock.instant();
+        return change(taskId, "complete", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.empty(),
+                tx -> tx.get("UPDATE " + t + " SET status = 'COMPLETED', result = ?, lease_expires_at = NULL, "
+                                + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN " + LEASED + " RETURNING *",
+                        result, at(now), at(now), taskId), "done:" + taskId);
+    }
+
+    @Override
+    public Task fail(String taskId, String error, boolean retry) {
+        Instant now = clock.instant();
+        return inTransaction("fail a task", tx -> {
+            Task current = lockForChange(tx, taskId, "fail", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING));
+            return failAttempt(tx, current, error, retry, now);
+        });
+    }
+
+    @Override
+    public Task cancel(String taskId, String reason) {
+        Instant now = clock.instant();
+        return inTransaction("cancel a task", tx -> {
+            Optional<DbRow> row = tx.get("UPDATE " + t + " SET status = 'CANCELLED', error = ?, lease_expires_at = NULL, "
+                            + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('QUEUED', 'CLAIMED', 'RUNNING') "
+                            + "RETURNING *", reason, at(now), at(now), taskId);
+            if (row.isEmpty()) {
+                throw refusal(tx, taskId, "cancel", Optional.empty());
+            }
+            notify(tx, "cancel:" + taskId);
+            notify(tx, "done:" + taskId);
+            return TaskRows.task(row.get());
+        });
+    }
+
+    @Override
+    public Optional<Task> get(String taskId) {
+        return run("read a task", () -> db.execute().get("SELECT * FROM " + t + " WHERE id = ?", taskId)
+                .map(TaskRows::task));
+    }
+
+    @Override
+    public List<Task> list(Set<TaskStatus> statuses, int limit) {
+        if (limit < 1) {
+            throw new QueueException("list limit must be at least 1, got " + limit);
+        }
+        String where = statuses.isEmpty() ? "" : " WHERE status IN (" + statuses.stream()
+                .map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ")) + ")";
+        return run("list tasks", () -> db.execute().query("SELECT * FROM " + t + where
+                + " ORDER BY created_at, seq LIMIT ?", limit).map(TaskRows::task).toList());
+    }
+
+    @Override
+    public long countQueued() {
+        return run("count queued tasks", () -> db.execute().get("SELECT count(*) AS n FROM " + t
+                + " WHERE status = 'QUEUED'").orElseThrow().column("n").get(Number.class).longValue());
+    }
+
+    @Override
+    public long countQueued(String workerId, Set<String> capabilities) {
+        if (capabilities.isEmpty()) {
+            return 0;
+        }
+        return run("count queued tasks", () -> db.execute().get("SELECT count(*) AS n FROM " + t
+                        + " WHERE status = 'QUEUED' AND tool = ANY (string_to_array(?, ?)) "
+                        + "AND (target_worker IS NULL OR target_worker = ?)", String.join(SEP, capabilities), SEP, workerId)
+                .orElseThrow().column("n").get(Number.class).longValue());
+    }
+
+    @Override
+    public List<Task> requeueExpiredLeases() {
+        Instant now = clock.instant();
+        return inTransaction("requeue expired leases", tx -> {
+            List<Task> expired = tx.query("SELECT * FROM " + t + " WHERE status IN " + LEASED
+                    + " AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT 500 FOR UPDATE SKIP LOCKED", at(now))
+                    .map(TaskRows::task).toList();
+            List<Task> changed = new ArrayList<>();
+            for (Task task : expired) {
+                String error = "lease of worker " + task.leaseOwner().orElse("?") + " expired";
+                if (task.status() == TaskStatus.CLAIMED) {
+                    // Never accepted: the attempt did not happen.
+                    changed.add(TaskRows.task(tx.get("UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, "
+                            + "lease_owner = NULL, lease_expires_at = NULL, error = ?, updated_at = ? WHERE id = ? "
+                            + "RETURNING *", error, at(now), task.id()).orElseThrow()));
+                } else {
+                    changed.add(failAttempt(tx, task, error, true, now));
+                }
+            }
+            if (!changed.isEmpty()) {
+                notify(tx, "work");
+            }
+            return changed;
+        });
+    }
+
+    @Override
+    public int deleteFinishedBefore(Instant cutoff) {
+        return run("delete finished tasks", () -> (int) db.execute().dml("DELETE FROM " + t + " WHERE status IN "
+                + FINISHED + " AND finished_at < ?", at(cutoff)));
+    }
+
+    @Override
+    public void subscribe(QueueEvents events) {
+        listener.start(events);
+    }
+
+    @Override
+    public void close() {
+        listener.close();
+        db.close();
+    }
+
+    private Task failAttempt(DbTransaction tx, Task task, String error, boolean retry, Instant now) {
+        if (retry && task.hasAttemptsLeft()) {
+            Task requeued = TaskRows.task(tx.get("UPDATE " + t + " SET status = 'QUEUED', lease_owner = NULL, "
+                            + "lease_expires_at = NULL, error = ?, run_at = ?, updated_at = ? WHERE id = ? RETURNING *",
+                    error, at(now.plus(settings.backoff().after(task.attempt()))), at(now), task.id()).orElseThrow());
+            notify(tx, "work");
+            return requeued;
+        }
+        Task failed = TaskRows.task(tx.get("UPDATE " + t + " SET status = 'FAILED', lease_expires_at = NULL, error = ?, "
+                + "finished_at = ?, updated_at = ? WHERE id = ? RETURNING *", error, at(now), at(now), task.id())
+                .orElseThrow());
+        notify(tx, "done:" + task.id());
+        return failed;
+    }
+
+    /** Locks the task's row, checking that it may make the change. */
+    private Task lockForChange(DbTransaction tx, String taskId, String action, Set<TaskStatus> allowed) {
+        Task task = tx.get("SELECT * FROM " + t + " WHERE id = ? FOR UPDATE", taskId).map(TaskRows::task)
+                .orElseThrow(() -> new TaskNotFoundException(taskId));
+        if (!allowed.contains(task.status())) {
+            throw new IllegalTransitionException(taskId, task.status(), action);
+        }
+        return task;
+    }
+
+    /** Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner). */
+    private Task change(String taskId, String action, Set<TaskStatus> allowed, Optional<String> owner,
+                        Function<DbTransaction, Optional<DbRow>> update, String notice) {
+        return inTransaction(action + " a task", tx -> {
+            Optional<DbRow> row = update.apply(tx);
+            if (row.isEmpty()) {
+                throw refusal(tx, taskId, action, owner, allowed);
+            }
+            if (notice != null) {
+                notify(tx, notice);
+            }
+            return TaskRows.task(row.get());
+        });
+    }
+
+    private QueueException refusal(DbExecute tx, String taskId, String action, Optional<String> owner) {
+        return refusal(tx, taskId, action, owner, Set.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING));
+    }
+
+    private QueueException refusal(DbExecute tx, String taskId, String action, Optional<String> owner,
+                                   Set<TaskStatus> allowed) {
+        Optional<Task> task = tx.get("SELECT * FROM " + t + " WHERE id = ?", taskId).map(TaskRows::task);
+        if (task.isEmpty()) {
+            return new TaskNotFoundException(taskId);
+        }
+        Task current = task.get();
+        if (!allowed.contains(current.status())) {
+            return new IllegalTransitionException(taskId, current.status(), action);
+        }
+        return new QueueException("cannot " + action + " task " + taskId + ": it is held by worker "
+                + current.leaseOwner().orElse("(none)") + ", not " + owner.orElse("?"));
+    }
+
+    private void notify(DbExecute tx, String payload) {
+        // pg_notify through a query: a DML call refuses statements that return a row.
+        tx.query("SELECT pg_notify(?, ?)", settings.channel(), payload).toList();
+    }
+
+    private <T> T inTransaction(String what, Function<DbTransaction, T> work) {
+        DbTransaction tx;
+        try {
+            tx = db.transaction();
+        } catch (RuntimeException e) {
+            throw failure(what, e);
+        }
+        try {
+            T result = work.apply(tx);
+            tx.commit();
+            return result;
+        } catch (QueueException e) {
+            rollback(tx, e);
+            throw e;
+        } catch (RuntimeException e) {
+            rollback(tx, e);
+            throw failure(what, e);
+        }
+    }
+
+    private static void rollback(DbTransaction tx, RuntimeException cause) {
+        try {
+            tx.rollback();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private <T> T run(String what, java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (QueueException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failure(what, e);
+        }
+    }
+
+    private static QueueException failure(String what, Throwable e) {
+        return new QueueException("PostgreSQL could not " + what + ": " + rootMessage(e), e);
+    }
+
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return message.strip().toLowerCase(Locale.ROOT).startsWith("connection") || message.contains("refused")
+                ? message + " (is PostgreSQL running and reachable?)" : message;
+    }
+}

@@ -1,0 +1,16 @@
+/**
+ * The durable task queue, named {@code postgres}: tasks survive brain restarts and crashes, and several
+ * brains can share one database.
+ *
+ * @provides dev.efferent.queue.spi.TaskQueueProvider
+ */
+module efferent.queue.postgres {
+    requires efferent.queue.spi;
+    requires io.helidon.config;
+    requires io.helidon.dbclient;
+    requires java.sql;
+    requires org.postgresql.jdbc;
+
+    provides dev.efferent.queue.spi.TaskQueueProvider
+            with dev.efferent.queue.postgres.PostgresQueueProvider;
+}

@@ -1,0 +1,153 @@
+package dev.efferent.queue.postgres;
+
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueEvents;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What only the PostgreSQL provider has to show: migrations, notifications, the claim's index, bad settings. */
+class PostgresQueueTest {
+    private final TestDatabase database = new TestDatabase();
+    private final List<TaskQueue> opened = new ArrayList<>();
+
+    private TaskQueue open(Map<String, String> extra) {
+        TaskQueue queue = new PostgresQueueProvider().open(database.settings(extra), Clock.systemUTC());
+        opened.add(queue);
+        return queue;
+    }
+
+    @AfterEach
+    void cleanUp() {
+        opened.forEach(TaskQueue::close);
+        database.close();
+    }
+
+    @Test
+    void twoBrainsStartingAtOnceMigrateOnce() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<TaskQueue>> starts = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                starts.add(pool.submit(() -> open(Map.of())));
+            }
+            for (Future<TaskQueue> f : starts) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*), max(version) FROM " + database.schema + ".schema_migrations")) {
+            rs.next();
+            assertEquals(1, rs.getInt(1));
+            assertEquals(1, rs.getInt(2));
+        }
+    }
+
+    @Test
+    void aDatabaseNewerThanTheCodeIsRefused() {
+        open(Map.of()).close();
+        database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES (99, 'future')");
+        QueueException e = assertThrows(QueueException.class, () -> open(Map.of()));
+        assertEquals("the database schema '" + database.schema + "' is at version 99, newer than this Efferent "
+                + "understands (1); upgrade Efferent, or point queue.postgres.schema at another schema", e.getMessage());
+    }
+
+    @Test
+    void changesAreAnnouncedToTheOtherBrains() throws Exception {
+        TaskQueue a = open(Map.of());
+        TaskQueue b = open(Map.of());
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        b.subscribe(new QueueEvents() {
+            @Override
+            public void workAvailable() {
+                events.add("work");
+            }
+
+            @Override
+            public void taskFinished(String taskId) {
+                events.add("done " + taskId);
+            }
+
+            @Override
+            public void taskCancelled(String taskId) {
+                events.add("cancel " + taskId);
+            }
+        });
+        assertEquals("work", events.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        Task task = a.enqueue(NewTask.builder("t", "{}").build());
+        assertEquals("work", events.poll(10, TimeUnit.SECONDS));
+        a.claim(new ClaimRequest("w1", Set.of("t"), 1, Duration.ofSeconds(30)));
+        a.complete(task.id(), "{}");
+        assertEquals("done " + task.id(), events.poll(10, TimeUnit.SECONDS));
+        Task other = a.enqueue(NewTask.builder("t", "{}").build());
+        assertEquals("work", events.poll(10, TimeUnit.SECONDS));
+        a.cancel(other.id(), "x");
+        List<String> both = List.of(events.poll(10, TimeUnit.SECONDS), events.poll(10, TimeUnit.SECONDS));
+        assertTrue(both.containsAll(List.of("cancel " + other.id(), "done " + other.id())), both.toString());
+    }
+
+    @Test
+    void theClaimWalksItsIndex() throws Exception {
+        open(Map.of()).close();
+        database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "
+                + "max_attempts, run_at, timeout_ms, created_at, updated_at) SELECT 'x' || g, 'tool' || (g % 20), '{}', "
+                + "1 + g % 10, CASE WHEN g % 3 = 0 THEN 'QUEUED' ELSE 'COMPLETED' END, 0, 1, now(), 1000, now(), now() "
+                + "FROM generate_series(1, 20000) g");
+        database.execute("ANALYZE " + database.schema + ".tasks");
+        StringBuilder plan = new StringBuilder();
+        try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("EXPLAIN SELECT id FROM " + database.schema + ".tasks WHERE status = 'QUEUED' "
+                     + "AND tool = 'tool3' AND run_at <= now() AND (target_worker IS NULL OR target_worker = 'w') "
+                     + "ORDER BY priority DESC, run_at, seq LIMIT 8 FOR UPDATE SKIP LOCKED")) {
+            while (rs.next()) {
+                plan.append(rs.getString(1)).append('\n');
+            }
+        }
+        assertTrue(plan.toString().contains("tasks_claim_idx"), plan.toString());
+        assertTrue(!plan.toString().contains("Sort"), "no sort: the index gives the order\n" + plan);
+    }
+
+    @Test
+    void unreachableDatabaseFailsFastWithAClearMessage() {
+        long start = System.nanoTime();
+        QueueException e = assertThrows(QueueException.class, () -> open(Map.of(
+                "url", "jdbc:postgresql://127.0.0.1:1/nothing", "connect-timeout", "PT1S")));
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertTrue(e.getMessage().contains("is PostgreSQL running and reachable?"), e.getMessage());
+        assertTrue(ms < 15_000, "took " + ms + " ms");
+    }
+
+    @Test
+    void badSettingsAreNamed() {
+        assertEquals("queue.postgres.schema must be a lower-case SQL identifier (letters, digits, underscores), "
+                + "got 'Robert); DROP TABLE'", assertThrows(QueueException.class,
+                () -> open(Map.of("schema", "Robert); DROP TABLE"))).getMessage());
+        assertTrue(assertThrows(QueueException.class, () -> open(Map.of("url", "mysql://x"))).getMessage()
+                .startsWith("queue.postgres.url (EFFERENT_DB_URL) must be a PostgreSQL JDBC URL"));
+    }
+}
