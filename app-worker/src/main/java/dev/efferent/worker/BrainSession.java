@@ -32,6 +32,7 @@ final class BrainSession implements WsListener {
     private final StringBuilder partial = new StringBuilder();
     private volatile WsSession session;
     private volatile boolean registered;
+    private volatile long lastHeardNanos = System.nanoTime();
 
     BrainSession(URI brain, Worker worker, ProtocolCodec codec, WorkerRegister register) {
         this.brain = brain;
@@ -59,7 +60,8 @@ final class BrainSession implements WsListener {
             s.send(codec.encode(message), true);
             return true;
         } catch (RuntimeException e) {
-            LOG.log(Level.DEBUG, "Could not send {0} to the brain: {1}", message.type(), e.getMessage());
+            // The client does not always report a dead socket; a failed write is how we learn of it.
+            closed.complete("connection lost: " + e.getMessage());
             return false;
         }
     }
@@ -70,7 +72,7 @@ final class BrainSession implements WsListener {
             try {
                 s.ping(BufferData.empty());
             } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "Could not ping the brain: {0}", e.getMessage());
+                closed.complete("connection lost: " + e.getMessage());
             }
         }
     }
@@ -87,14 +89,21 @@ final class BrainSession implements WsListener {
         closed.complete(reason);
     }
 
+    /** How long since the brain last sent anything (a frame or a pong). */
+    java.time.Duration silence() {
+        return java.time.Duration.ofNanos(System.nanoTime() - lastHeardNanos);
+    }
+
     @Override
     public void onOpen(WsSession session) {
+        lastHeardNanos = System.nanoTime();
         this.session = session;
         send(register);
     }
 
     @Override
     public void onMessage(WsSession session, String text, boolean last) {
+        lastHeardNanos = System.nanoTime();
         partial.append(text);
         if (!last) {
             return;
@@ -124,7 +133,13 @@ final class BrainSession implements WsListener {
 
     @Override
     public void onPing(WsSession session, BufferData buffer) {
+        lastHeardNanos = System.nanoTime();
         session.pong(buffer);
+    }
+
+    @Override
+    public void onPong(WsSession session, BufferData buffer) {
+        lastHeardNanos = System.nanoTime();
     }
 
     @Override

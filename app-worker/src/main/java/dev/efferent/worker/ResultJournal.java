@@ -15,6 +15,8 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -72,9 +74,15 @@ final class ResultJournal {
 
     /** Results not yet acknowledged, to send after (re)connecting. */
     List<TaskResult> pending() {
+        return pending(Duration.ZERO);
+    }
+
+    /** Results not acknowledged although recorded at least {@code age} ago: the brain may have failed to store them. */
+    List<TaskResult> pending(Duration age) {
         List<TaskResult> pending = new ArrayList<>();
+        Instant before = Instant.now().minus(age);
         for (Path file : list(results)) {
-            if (!file.toString().endsWith(".json")) {
+            if (!file.toString().endsWith(".json") || !recordedBefore(file, before)) {
                 continue;
             }
             try {
@@ -88,6 +96,14 @@ final class ResultJournal {
             }
         }
         return pending;
+    }
+
+    private static boolean recordedBefore(Path file, Instant instant) {
+        try {
+            return !Files.getLastModifiedTime(file).toInstant().isAfter(instant);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static String safe(String taskId) {

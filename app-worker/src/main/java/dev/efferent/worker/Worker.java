@@ -176,6 +176,13 @@ final class Worker implements AutoCloseable {
             long uptime = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos);
             session.send(new WorkerHeartbeat(uptime, load, runner.active()));
             session.ping();
+            // The brain answers every ping; three intervals of silence mean the link is dead even if the
+            // socket has not said so (a killed brain, a dropped network).
+            if (session.silence().toMillis() > Math.max(3 * interval, 1000)) {
+                session.close(1001, "no answer from the brain for " + session.silence().toMillis() + " ms");
+            }
+            // A result the brain did not acknowledge (its database was down, say) is offered again.
+            journal.pending(Duration.ofMillis(5 * interval)).forEach(session::send);
         }, interval, interval, TimeUnit.MILLISECONDS);
         List<TaskResult> pending = journal.pending();
         if (!pending.isEmpty()) {

@@ -30,6 +30,11 @@ final class Connection implements WorkerConnection {
     private final Deque<Instant> refused = new ArrayDeque<>();
     /** Set on the router's thread once the worker has registered. */
     WorkerSession session;
+    /**
+     * When the worker last heartbeated, set on the transport's thread as the frame arrives, so a router busy
+     * with a slow queue never mistakes a live worker for a silent one.
+     */
+    volatile java.time.Instant lastHeartbeat;
 
     Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock) {
         this.router = router;
@@ -64,6 +69,9 @@ final class Connection implements WorkerConnection {
 
     @Override
     public void receive(Message message) {
+        if (message instanceof dev.efferent.protocol.WorkerHeartbeat) {
+            lastHeartbeat = clock.instant();
+        }
         router.post(() -> router.onMessage(this, message));
     }
 

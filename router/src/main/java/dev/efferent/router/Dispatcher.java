@@ -254,9 +254,9 @@ final class Dispatcher extends WorkerMessages {
         Instant now = clock.instant();
         Duration limit = settings.heartbeatInterval().multipliedBy(2);
         for (WorkerSession s : List.copyOf(state.sessions.values())) {
-            if (!s.local && Duration.between(s.lastHeartbeat, now).compareTo(limit) > 0) {
+            if (!s.local && Duration.between(s.lastHeartbeat(), now).compareTo(limit) > 0) {
                 String why = "no heartbeat for " + DurationText.of(Duration.ofMillis(
-                        Duration.between(s.lastHeartbeat, now).toMillis()));
+                        Duration.between(s.lastHeartbeat(), now).toMillis()));
                 s.link.close(4001, "heartbeat timeout");
                 lose(s, why);
             }

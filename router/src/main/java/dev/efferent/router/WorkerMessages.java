@@ -65,7 +65,6 @@ abstract class WorkerMessages {
         }
         switch (message) {
             case WorkerHeartbeat h -> {
-                s.lastHeartbeat = clock.instant();
                 s.loadAverage = h.loadAverage();
                 renewLeases(s);
                 if (s.full && h.activeTasks() < s.maxConcurrency) {
@@ -112,7 +111,7 @@ abstract class WorkerMessages {
             lose(previous, "replaced by a new connection from " + c.link.describe());
             previous.link.close(1008, "replaced by a new connection");
         }
-        WorkerSession s = new WorkerSession(m, c.link, c.local, clock.instant());
+        WorkerSession s = new WorkerSession(m, c, clock.instant());
         c.session = s;
         state.sessions.put(s.id, s);
         state.offline.remove(s.id);
@@ -177,12 +176,18 @@ abstract class WorkerMessages {
 
     private void result(WorkerSession s, TaskResult r) {
         Inflight f = state.inflight.get(r.taskId());
-        boolean alreadyEnded = f != null && f.cancelled;
+        if (f == null || !f.cancelled) {
+            try {
+                store(s, r);
+            } catch (QueueException e) {
+                // Not acknowledged, still in flight (its lease kept renewed): the worker offers it again.
+                LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will send it "
+                        + "again", r.taskId(), s.name, e.getMessage());
+                return;
+            }
+        }
         if (f != null) {
             forget(f);
-        }
-        if (!alreadyEnded) {
-            store(s, r);
         }
         s.link.send(new TaskResultAck(r.taskId()));
         pump(s);
@@ -244,6 +249,11 @@ abstract class WorkerMessages {
 
     /** A live worker keeps the leases of what it runs, even tasks another (dead) brain dispatched to it. */
     private void renewLeases(WorkerSession s) {
+        java.time.Instant now = clock.instant();
+        if (Duration.between(s.leasesRenewedAt, now).compareTo(settings.lease().dividedBy(4)) < 0) {
+            return;
+        }
+        s.leasesRenewedAt = now;
         try {
             queue.renewLeases(s.id, settings.lease());
         } catch (QueueException e) {

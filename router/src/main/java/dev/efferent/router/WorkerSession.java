@@ -22,23 +22,30 @@ final class WorkerSession {
     final Map<String, ToolDescriptor> tools = new LinkedHashMap<>();
     /** Tasks dispatched to it and not yet answered by a result, including cancelled ones still stopping. */
     final Map<String, Inflight> inflight = new LinkedHashMap<>();
-    Instant lastHeartbeat;
+    private final Connection connection;
+    /** When this worker's leases were last renewed on its heartbeat. */
+    Instant leasesRenewedAt = Instant.EPOCH;
     double loadAverage = -1;
     boolean online = true;
     /** It said it was busy: no claims for it until a slot frees up. */
     boolean full;
 
-    WorkerSession(WorkerRegister register, WorkerLink link, boolean local, Instant now) {
+    WorkerSession(WorkerRegister register, Connection connection, Instant now) {
+        this.connection = connection;
         this.id = register.workerId();
         this.name = register.name();
         this.hostname = register.hostname();
         this.platform = register.platform();
-        this.local = local;
-        this.link = link;
+        this.local = connection.local;
+        this.link = connection.link;
         this.maxConcurrency = register.maxConcurrentTasks();
         this.connectedAt = now;
-        this.lastHeartbeat = now;
+        connection.lastHeartbeat = now;
         register.capabilities().forEach(d -> tools.put(d.name(), d));
+    }
+
+    Instant lastHeartbeat() {
+        return connection.lastHeartbeat;
     }
 
     int freeSlots() {
@@ -54,7 +61,7 @@ final class WorkerSession {
     }
 
     WorkerInfo info() {
-        return new WorkerInfo(id, name, hostname, platform, local, online, connectedAt, lastHeartbeat,
+        return new WorkerInfo(id, name, hostname, platform, local, online, connectedAt, lastHeartbeat(),
                 (int) inflight.values().stream().filter(f -> !f.cancelled).count(), maxConcurrency, loadAverage,
                 List.copyOf(tools.keySet()));
     }

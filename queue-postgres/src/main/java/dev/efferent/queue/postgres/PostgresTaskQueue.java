@@ -49,6 +49,9 @@ final class PostgresTaskQueue implements TaskQueue {
     private final DbClient db;
     private final String t;
     private final PgListener listener;
+    /** After a connection failure, calls fail at once for a moment instead of each waiting for the pool. */
+    private volatile long unreachableUntilNanos;
+    private volatile String outage = "";
 
     private PostgresTaskQueue(PgSettings settings, Clock clock, DbClient db) {
         this.settings = settings;
@@ -63,13 +66,13 @@ final class PostgresTaskQueue implements TaskQueue {
         try {
             db = client(settings);
         } catch (RuntimeException e) {
-            throw failure("connect to " + settings.url() + " as " + settings.user(), e);
+            throw describe("connect to " + settings.url() + " as " + settings.user(), e);
         }
         try {
             PgSchema.migrate(db, settings.schema());
         } catch (RuntimeException e) {
             db.close();
-            throw e instanceof QueueException q ? q : failure("open the queue at " + settings.url(), e);
+            throw e instanceof QueueException q ? q : describe("open the queue at " + settings.url(), e);
         }
         return new PostgresTaskQueue(settings, clock, db);
     }
@@ -343,6 +346,7 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     private <T> T inTransaction(String what, Function<DbTransaction, T> work) {
+        failFastWhileUnreachable(what);
         DbTransaction tx;
         try {
             tx = db.transaction();
@@ -371,6 +375,7 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     private <T> T run(String what, java.util.function.Supplier<T> work) {
+        failFastWhileUnreachable(what);
         try {
             return work.get();
         } catch (QueueException e) {
@@ -380,8 +385,37 @@ final class PostgresTaskQueue implements TaskQueue {
         }
     }
 
-    private static QueueException failure(String what, Throwable e) {
+    private void failFastWhileUnreachable(String what) {
+        if (System.nanoTime() - unreachableUntilNanos < 0) {
+            throw new QueueException("PostgreSQL could not " + what + ": the database is unreachable (" + outage
+                    + "); retrying in the background");
+        }
+    }
+
+    private QueueException failure(String what, Throwable e) {
+        if (connectionLost(e)) {
+            outage = rootMessage(e);
+            unreachableUntilNanos = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+        }
+        return describe(what, e);
+    }
+
+    private static QueueException describe(String what, Throwable e) {
         return new QueueException("PostgreSQL could not " + what + ": " + rootMessage(e), e);
+    }
+
+    /** Whether {@code e} says the database cannot be reached, as opposed to a bad statement. */
+    private static boolean connectionLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLTransientConnectionException || t instanceof java.net.ConnectException) {
+                return true;
+            }
+            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static String rootMessage(Throwable e) {
