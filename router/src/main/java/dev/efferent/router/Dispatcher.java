@@ -32,6 +32,7 @@ import java.util.function.BiFunction;
  */
 final class Dispatcher extends WorkerMessages {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
+    private Instant lastCleanup = Instant.EPOCH;
 
     Dispatcher(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
                BiFunction<Runnable, Duration, Future<?>> scheduler) {
@@ -296,7 +297,25 @@ final class Dispatcher extends WorkerMessages {
         } catch (QueueException e) {
             LOG.log(Level.WARNING, "Could not requeue expired leases", e);
         }
+        cleanUp(now);
         pumpAll();
+    }
+
+    /** Once a minute: deletes tasks finished longer ago than the retention. */
+    private void cleanUp(Instant now) {
+        if (Duration.between(lastCleanup, now).compareTo(Duration.ofMinutes(1)) < 0) {
+            return;
+        }
+        lastCleanup = now;
+        try {
+            int deleted = queue.deleteFinishedBefore(now.minus(settings.retention()));
+            if (deleted > 0) {
+                LOG.log(Level.INFO, "Deleted {0} tasks finished more than {1} ago", deleted,
+                        DurationText.of(settings.retention()));
+            }
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not delete old finished tasks: {0}", e.getMessage());
+        }
     }
 
     @Override

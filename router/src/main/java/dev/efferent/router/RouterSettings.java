@@ -26,6 +26,8 @@ import java.util.Map;
  * @param pollInterval        {@code tasks.poll-interval}: how often queued work is looked for even without a
  *                            wake-up, e.g. tasks whose retry time has come (default 1s)
  * @param placementOverrides  {@code routing.placement.<tool>}: LOCAL, CLOUD or HYBRID instead of the tool's own
+ * @param retention           {@code tasks.retention}: finished tasks are deleted this long after they finish
+ *                            (default 7 days)
  */
 public record RouterSettings(boolean handsEnabled,
                              Duration heartbeatInterval,
@@ -34,12 +36,14 @@ public record RouterSettings(boolean handsEnabled,
                              int maxAttempts,
                              Duration lease,
                              Duration pollInterval,
-                             Map<String, Placement> placementOverrides) {
+                             Map<String, Placement> placementOverrides,
+                             Duration retention) {
     public RouterSettings {
         positive(heartbeatInterval, "hands.heartbeat-interval");
         positive(defaultTimeout, "tasks.default-timeout");
         positive(lease, "tasks.lease");
         positive(pollInterval, "tasks.poll-interval");
+        positive(retention, "tasks.retention");
         if (localConcurrency < 1) {
             throw new ConfigException("hands.local-concurrency must be at least 1, got " + localConcurrency);
         }
@@ -52,7 +56,7 @@ public record RouterSettings(boolean handsEnabled,
     /** The defaults: single-machine mode. */
     public static RouterSettings defaults() {
         return new RouterSettings(false, Duration.ofSeconds(15), 8, Duration.ofMinutes(5), 3, Duration.ofSeconds(60),
-                Duration.ofSeconds(1), Map.of());
+                Duration.ofSeconds(1), Map.of(), Duration.ofDays(7));
     }
 
     /** Settings from the root configuration node. */
@@ -77,25 +81,26 @@ public record RouterSettings(boolean handsEnabled,
                 config.get("tasks.max-attempts").asInt().orElse(d.maxAttempts()),
                 duration(config, "tasks.lease", d.lease()),
                 duration(config, "tasks.poll-interval", d.pollInterval()),
-                overrides);
+                overrides,
+                duration(config, "tasks.retention", d.retention()));
     }
 
     /** This with hands mode on or off. */
     public RouterSettings withHands(boolean enabled) {
         return new RouterSettings(enabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides);
+                pollInterval, placementOverrides, retention);
     }
 
     /** This with another heartbeat interval. */
     public RouterSettings withHeartbeatInterval(Duration interval) {
         return new RouterSettings(handsEnabled, interval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides);
+                pollInterval, placementOverrides, retention);
     }
 
     /** This with another poll interval. */
     public RouterSettings withPollInterval(Duration interval) {
         return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                interval, placementOverrides);
+                interval, placementOverrides, retention);
     }
 
     /** The placement of {@code tool}: the configured override, else {@code own}. */

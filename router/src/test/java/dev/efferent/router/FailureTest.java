@@ -214,7 +214,7 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
-    void malformedFramesGetErrorFramesAndTheRouterKeepsServing() {
+    void malformedFramesGetErrorFramesAndTheRouterKeepsServing() throws InterruptedException {
         hands();
         FakeWorker bad = new FakeWorker("bad");
         bad.register(router, 1, FakeWorker.tool("stat", true));
@@ -232,7 +232,7 @@ class FailureTest extends RouterFixture {
         for (int i = 0; i < 10; i++) {
             bad.connection.receive("[]");
         }
-        assertEquals(1008, bad.closeCode, "more than 10 refused frames in a minute");
+        assertEquals(1008, bad.awaitClose(), "more than 10 refused frames in a minute");
     }
 
     @Test
@@ -247,25 +247,25 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
-    void unsupportedProtocolVersionIsRefusedAndClosed() {
+    void unsupportedProtocolVersionIsRefusedAndClosed() throws InterruptedException {
         hands();
         FakeWorker w = new FakeWorker("future");
         w.connection = router.connect(w);
         w.connection.receive(new WorkerRegister(2, "future", "future", "h", "p", List.of(), 1));
         assertEquals(ErrorCode.UNSUPPORTED_VERSION, w.next(ErrorMessage.class).code());
-        assertEquals(1008, w.closeCode);
+        assertEquals(1008, w.awaitClose());
         assertTrue(router.workers().isEmpty());
     }
 
     @Test
-    void reconnectingWorkerReplacesItsOldConnection() {
+    void reconnectingWorkerReplacesItsOldConnection() throws InterruptedException {
         hands();
         FakeWorker old = new FakeWorker("laptop");
         old.register(router, 1, FakeWorker.tool("stat", true));
         FakeWorker fresh = new FakeWorker("laptop");
         WorkerAck ack = fresh.register(router, 1, FakeWorker.tool("stat", true));
         assertEquals("laptop", ack.workerId());
-        assertEquals(1008, old.closeCode);
+        assertEquals(1008, old.awaitClose());
         assertEquals(1, router.workers().size());
         assertTrue(router.workers().getFirst().online());
     }

@@ -50,6 +50,14 @@ final class FakeWorker implements WorkerLink {
         return next(WorkerAck.class);
     }
 
+    /** The close code the router closed this link with, waiting up to 5 s for it. */
+    int awaitClose() throws InterruptedException {
+        for (int i = 0; i < 500 && closeCode == 0; i++) {
+            Thread.sleep(10);
+        }
+        return closeCode;
+    }
+
     /** The socket dies. */
     void disconnect(String why) {
         closeCode = -1;

@@ -103,7 +103,8 @@ class RoutingTest extends RouterFixture {
     @Test
     void placementOverrideFromConfigurationWins() {
         RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3,
-                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(200), Map.of("echo", Placement.CLOUD));
+                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
+                java.time.Duration.ofDays(7));
         start(settings, Optional.of(localTools()));
         Task echo = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, echo.status());
