@@ -1,13 +1,14 @@
 /**
  * The brain: the always-reachable server that talks to the user, keeps the task queue and routes every
- * tool call. Serves {@code /ws/worker}, the REST API under {@code /api/v1}, and {@code /observe/health} and
- * {@code /observe/metrics}.
+ * tool call. Serves the web console at {@code /}, {@code /ws/console}, {@code /ws/worker}, the REST API under
+ * {@code /api/v1}, and {@code /observe/health} and {@code /observe/metrics}.
  */
 module efferent.brain {
     requires efferent.router;
     requires efferent.core;
     requires io.helidon.webserver;
     requires io.helidon.webserver.websocket;
+    requires io.helidon.webserver.staticcontent;
     requires io.helidon.webserver.observe;
     requires io.helidon.webserver.observe.health;
     requires io.helidon.webserver.observe.metrics;

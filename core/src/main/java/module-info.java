@@ -3,6 +3,7 @@
  * executor.
  *
  * @uses dev.efferent.tools.spi.ToolkitProvider
+ * @uses dev.efferent.core.channel.ChannelProvider
  */
 module efferent.core {
     requires transitive efferent.tools.spi;
@@ -13,9 +14,11 @@ module efferent.core {
     requires com.networknt.schema;
     requires java.logging;
 
+    exports dev.efferent.core.channel;
     exports dev.efferent.core.config;
     exports dev.efferent.core.plugin;
     exports dev.efferent.core.tools;
 
     uses dev.efferent.tools.spi.ToolkitProvider;
+    uses dev.efferent.core.channel.ChannelProvider;
 }

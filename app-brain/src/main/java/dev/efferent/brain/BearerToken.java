@@ -8,20 +8,26 @@ import java.security.MessageDigest;
 import java.util.Optional;
 
 /** Checks an {@code Authorization: Bearer …} header against a secret, in constant time. */
-final class BearerToken {
+public final class BearerToken {
     private static final String PREFIX = "Bearer ";
     private final Optional<byte[]> expected;
 
     /** A check against {@code secret}; with no secret every request passes (loopback-only setups). */
-    BearerToken(Optional<String> secret) {
+    public BearerToken(Optional<String> secret) {
         this.expected = secret.map(s -> s.getBytes(StandardCharsets.UTF_8));
     }
 
-    boolean required() {
+    /** Whether a token is configured at all. */
+    public boolean required() {
         return expected.isPresent();
     }
 
-    boolean accepts(Headers headers) {
+    /** Whether {@code given} is the token, compared in constant time. */
+    public boolean matches(String given) {
+        return expected.isEmpty() || MessageDigest.isEqual(expected.get(), given.getBytes(StandardCharsets.UTF_8));
+    }
+
+    public boolean accepts(Headers headers) {
         if (expected.isEmpty()) {
             return true;
         }
@@ -29,8 +35,7 @@ final class BearerToken {
         if (!value.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
             return false;
         }
-        byte[] given = value.substring(PREFIX.length()).strip().getBytes(StandardCharsets.UTF_8);
         // MessageDigest.isEqual takes the same time whatever the first difference is.
-        return MessageDigest.isEqual(expected.get(), given);
+        return matches(value.substring(PREFIX.length()).strip());
     }
 }

@@ -1,6 +1,12 @@
 package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.brain.chat.ChatService;
+import dev.efferent.brain.chat.FreeText;
+import dev.efferent.brain.console.ConsoleChannel;
+import dev.efferent.brain.console.ConsoleEndpoint;
+import dev.efferent.core.channel.Channel;
+import dev.efferent.core.channel.Channels;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;
@@ -17,11 +23,13 @@ import io.helidon.webserver.WebServer;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.health.HealthObserver;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
+import io.helidon.webserver.staticcontent.StaticContentService;
 import io.helidon.webserver.websocket.WsConfig;
 import io.helidon.webserver.websocket.WsRouting;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -35,13 +43,16 @@ final class Brain implements AutoCloseable {
     private final LocalToolExecutor tools;
     private final Router router;
     private final BrainMetrics metrics;
+    private final ChatService chat;
     private final WebServer server;
 
-    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, WebServer server) {
+    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, ChatService chat,
+                  WebServer server) {
         this.queue = queue;
         this.tools = tools;
         this.router = router;
         this.metrics = metrics;
+        this.chat = chat;
         this.server = server;
     }
 
@@ -53,13 +64,22 @@ final class Brain implements AutoCloseable {
         LocalToolExecutor tools = null;
         Router router = null;
         BrainMetrics metrics = null;
+        ChatService chat = null;
         try {
             tools = LocalTools.open(config);
             ProtocolCodec codec = new ProtocolCodec(settings.maxFrameBytes());
             router = Router.start(routing, queue, Optional.of(tools), codec, Clock.systemUTC());
             metrics = new BrainMetrics(router);
             router.addListener(metrics);
-            WebServer server = server(settings, routing, router, metrics, codec);
+            chat = new ChatService(router, FreeText.COMMANDS_ONLY,
+                    config.get("chat.max-result-chars").asInt().orElse(1500),
+                    RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
+            ConsoleChannel console = new ConsoleChannel(router, chat.progress());
+            chat.add(console);
+            for (Channel channel : Channels.create(config, Channels.providers().build())) {
+                chat.add(channel);
+            }
+            WebServer server = server(settings, routing, router, metrics, codec, console);
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
@@ -68,8 +88,11 @@ final class Brain implements AutoCloseable {
                 LOG.log(Level.WARNING, "No api.token set: the REST API is open to anyone who can reach {0}",
                         settings.host());
             }
-            return new Brain(queue, tools, router, metrics, server);
+            return new Brain(queue, tools, router, metrics, chat, server);
         } catch (RuntimeException e) {
+            if (chat != null) {
+                chat.close();
+            }
             if (router != null) {
                 router.close();
             }
@@ -85,7 +108,7 @@ final class Brain implements AutoCloseable {
     }
 
     private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
-                                    BrainMetrics metrics, ProtocolCodec codec) {
+                                    BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console) {
         ObjectMapper json = new ObjectMapper();
         BearerToken apiToken = new BearerToken(settings.apiToken());
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
@@ -114,12 +137,20 @@ final class Brain implements AutoCloseable {
                                     : "this brain runs in single-machine mode (hands.enabled=false); workers cannot connect";
                             res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
                                     .send(views.error(status.code(), message).toString());
-                        }));
+                        })
+                        .get("/ws/console", (req, res) -> res.status(Status.UNAUTHORIZED_401)
+                                .header(HeaderValues.CONTENT_TYPE_JSON)
+                                .send(views.error(401, "the console's WebSocket needs ?token=<api.token>").toString()))
+                        .register("/", StaticContentService.builder("web-console", Brain.class.getClassLoader())
+                                .welcomeFileName("index.html")
+                                .build()));
+        WsRouting.Builder sockets = WsRouting.builder()
+                .endpoint("/ws/console", () -> new ConsoleEndpoint(console, apiToken));
         if (routing.handsEnabled()) {
-            builder.addProtocol(WsConfig.builder().maxFrameLength(4 * settings.maxFrameBytes()).build())
-                    .addRouting(WsRouting.builder().endpoint("/ws/worker",
-                            () -> new WorkerEndpoint(router, workerSecret, codec)));
+            sockets.endpoint("/ws/worker", () -> new WorkerEndpoint(router, workerSecret, codec));
         }
+        builder.addProtocol(WsConfig.builder().maxFrameLength(4 * settings.maxFrameBytes()).build())
+                .addRouting(sockets);
         return builder.build().start();
     }
 
@@ -133,6 +164,7 @@ final class Brain implements AutoCloseable {
 
     @Override
     public void close() {
+        chat.close();
         router.close();
         server.stop();
         metrics.close();

@@ -15,15 +15,15 @@ import java.util.Map;
 import java.util.function.Function;
 
 /** The JSON the REST API answers with. */
-final class Views {
+public final class Views {
     private final ObjectMapper json;
 
-    Views(ObjectMapper json) {
+    public Views(ObjectMapper json) {
         this.json = json;
     }
 
     /** A task; {@code workerName} turns worker ids into the names users know. */
-    ObjectNode task(Task t, Function<String, String> workerName) {
+    public ObjectNode task(Task t, Function<String, String> workerName) {
         ObjectNode v = json.createObjectNode();
         v.put("id", t.id());
         v.put("tool", t.tool());
@@ -48,7 +48,7 @@ final class Views {
         return v;
     }
 
-    ObjectNode worker(WorkerInfo w) {
+    public ObjectNode worker(WorkerInfo w) {
         ObjectNode v = json.createObjectNode();
         v.put("id", w.id());
         v.put("name", w.name());
@@ -66,7 +66,7 @@ final class Views {
         return v;
     }
 
-    ObjectNode tool(ToolInfo t) {
+    public ObjectNode tool(ToolInfo t) {
         ToolDescriptor d = t.descriptor();
         ObjectNode v = json.createObjectNode();
         v.put("name", d.name());
@@ -86,7 +86,7 @@ final class Views {
         return v;
     }
 
-    ObjectNode error(int status, String message) {
+    public ObjectNode error(int status, String message) {
         return json.createObjectNode().put("status", status).put("error", message);
     }
 

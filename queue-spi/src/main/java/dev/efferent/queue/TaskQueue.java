@@ -62,6 +62,9 @@ public interface TaskQueue extends AutoCloseable {
     /** Tasks in any of {@code statuses}, oldest first, at most {@code limit}. */
     List<Task> list(Set<TaskStatus> statuses, int limit);
 
+    /** Tasks in any of {@code statuses} (all when empty), newest first, at most {@code limit}. */
+    List<Task> listNewest(Set<TaskStatus> statuses, int limit);
+
     /** How many tasks are queued (due or not). */
     long countQueued();
 

@@ -134,6 +134,11 @@ public final class Router implements AutoCloseable {
         return queue.list(statuses, limit);
     }
 
+    /** Tasks in any of {@code statuses} (all when empty), newest first. */
+    public List<Task> newestTasks(Set<TaskStatus> statuses, int limit) {
+        return queue.listNewest(statuses, limit);
+    }
+
     /** Every worker the router has seen since it started: online ones first, then by name. */
     public List<WorkerInfo> workers() {
         return call(state::workers);

@@ -108,7 +108,8 @@ public record RouterSettings(boolean handsEnabled,
         return placementOverrides.getOrDefault(tool, own);
     }
 
-    static Duration duration(Config config, String key, Duration defaultValue) {
+    /** The duration at {@code key} (30s, 500ms, 5m, PT30S), or {@code defaultValue}. */
+    public static Duration duration(Config config, String key, Duration defaultValue) {
         try {
             return new ConfigSettings(config).getDuration(key, defaultValue);
         } catch (ToolException e) {

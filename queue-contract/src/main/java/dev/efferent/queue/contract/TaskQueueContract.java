@@ -486,6 +486,8 @@ public abstract class TaskQueueContract {
         assertEquals(List.of(a.id()), ids(queue.list(Set.of(TaskStatus.RUNNING), 10)));
         assertEquals(List.of(a.id(), b.id()), ids(queue.list(Set.of(TaskStatus.QUEUED, TaskStatus.RUNNING), 2)));
         assertEquals(3, queue.list(Set.of(), 10).size(), "no status filter lists every task");
+        assertEquals(List.of(c.id(), b.id()), ids(queue.listNewest(Set.of(TaskStatus.QUEUED), 10)));
+        assertEquals(List.of(c.id()), ids(queue.listNewest(Set.of(), 1)));
     }
 
     @Test

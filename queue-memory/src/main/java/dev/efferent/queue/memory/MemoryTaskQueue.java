@@ -213,6 +213,20 @@ final class MemoryTaskQueue implements TaskQueue {
     }
 
     @Override
+    public synchronized List<Task> listNewest(Set<TaskStatus> statuses, int limit) {
+        if (limit < 1) {
+            throw new QueueException("list limit must be at least 1, got " + limit);
+        }
+        Set<TaskStatus> wanted = statuses.isEmpty() ? EnumSet.allOf(TaskStatus.class) : EnumSet.copyOf(statuses);
+        return tasks.values().stream()
+                .filter(e -> wanted.contains(e.task.status()))
+                .sorted(Comparator.comparing((Entry e) -> e.task.createdAt()).thenComparingLong(e -> e.seq).reversed())
+                .limit(limit)
+                .map(e -> e.task)
+                .toList();
+    }
+
+    @Override
     public synchronized long countQueued() {
         return delayed.size() + ready.values().stream().flatMap(m -> m.values().stream()).mapToLong(Set::size).sum();
     }

@@ -223,6 +223,17 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     @Override
+    public List<Task> listNewest(Set<TaskStatus> statuses, int limit) {
+        if (limit < 1) {
+            throw new QueueException("list limit must be at least 1, got " + limit);
+        }
+        String where = statuses.isEmpty() ? "" : " WHERE status IN (" + statuses.stream()
+                .map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ")) + ")";
+        return run("list tasks", () -> db.execute().query("SELECT * FROM " + t + where
+                + " ORDER BY created_at DESC, seq DESC LIMIT ?", limit).map(TaskRows::task).toList());
+    }
+
+    @Override
     public long countQueued() {
         return run("count queued tasks", () -> db.execute().get("SELECT count(*) AS n FROM " + t
                 + " WHERE status = 'QUEUED'").orElseThrow().column("n").get(Number.class).longValue());

@@ -1,0 +1,94 @@
+package dev.efferent.brain.chat;
+
+import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.core.tools.ToolResultJson;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.tools.spi.Content;
+import dev.efferent.tools.spi.ToolResult;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The checkpoint messages of a task: {@code [🔄 NN%] …}, {@code [✅ Complete] …}, {@code [❌ Failed] …}. */
+final class Checkpoints {
+    private final int maxChars;
+
+    /** @param maxChars longest result text sent in one message; the rest is offered with /result */
+    Checkpoints(int maxChars) {
+        this.maxChars = maxChars;
+    }
+
+    static OutgoingMessage.Progress progress(String taskId, int percent, String message) {
+        String text = "[🔄 " + percent + "%] " + (message.isBlank() ? "working" : oneLine(message, 300));
+        return new OutgoingMessage.Progress(taskId, percent, text);
+    }
+
+    /** The messages that report how {@code task} ended: the result text, and any images it returned. */
+    List<OutgoingMessage> finished(Task task) {
+        List<OutgoingMessage> out = new ArrayList<>();
+        String head = task.tool() + " (" + task.id() + ")";
+        if (task.status() == TaskStatus.COMPLETED) {
+            ToolResult result = task.result().map(r -> {
+                try {
+                    return ToolResultJson.fromJson(new com.fasterxml.jackson.databind.ObjectMapper().readTree(r));
+                } catch (Exception e) {
+                    return ToolResult.text(r);
+                }
+            }).orElse(ToolResult.text(""));
+            String label = result.isError() ? "[❌ Failed] " : "[✅ Complete] ";
+            out.add(new OutgoingMessage.Result(task.id(), !result.isError(),
+                    label + head + took(task) + "\n" + truncate(result.text(), task.id())));
+            for (Content c : result.content()) {
+                if (c instanceof Content.Image image) {
+                    out.add(new OutgoingMessage.Image(image.mimeType(), image.data(), head));
+                }
+            }
+        } else if (task.status() == TaskStatus.CANCELLED) {
+            out.add(new OutgoingMessage.Result(task.id(), false, "[❌ Cancelled] " + head + ": "
+                    + task.error().orElse("cancelled")));
+        } else {
+            out.add(new OutgoingMessage.Result(task.id(), false, "[❌ Failed] " + head + ": "
+                    + task.error().orElse("no reason given")));
+        }
+        return out;
+    }
+
+    /** Text cut to the size a chat can take, at a line break where possible, saying how to get the rest. */
+    String truncate(String text, String taskId) {
+        String body = text.isBlank() ? "(no output)" : text.stripTrailing();
+        if (body.length() <= maxChars) {
+            return body;
+        }
+        int cut = body.lastIndexOf('\n', maxChars);
+        if (cut < maxChars / 2) {
+            cut = maxChars;
+        }
+        return body.substring(0, cut) + "\n… " + (body.length() - cut) + " more characters; send /result " + taskId
+                + " for all of it";
+    }
+
+    private static String took(Task task) {
+        return task.finishedAt().map(f -> " in " + human(Duration.between(task.createdAt(), f))).orElse("");
+    }
+
+    static String human(Duration d) {
+        long s = d.toSeconds();
+        if (s < 1) {
+            return d.toMillis() + " ms";
+        }
+        if (s < 60) {
+            return s + " s";
+        }
+        if (s < 3600) {
+            return (s / 60) + " min " + (s % 60) + " s";
+        }
+        return (s / 3600) + " h " + (s % 3600 / 60) + " min";
+    }
+
+    static String oneLine(String text, int max) {
+        String line = text.replace('\n', ' ').strip();
+        return line.length() > max ? line.substring(0, max) + "…" : line;
+    }
+}

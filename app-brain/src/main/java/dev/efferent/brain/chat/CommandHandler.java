@@ -1,0 +1,217 @@
+package dev.efferent.brain.chat;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.channel.Conversation;
+import dev.efferent.core.channel.IncomingMessage;
+import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.core.tools.ToolResultJson;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterException;
+import dev.efferent.router.Submission;
+import dev.efferent.router.TaskRequest;
+import dev.efferent.router.WorkerInfo;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The commands every channel understands. Each answer is a list of messages; an error answers with what went
+ * wrong and the command's usage, never a stack trace.
+ */
+public final class CommandHandler {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    static final String HELP = """
+            Commands:
+            /help — this list
+            /tasks (or /queue) — queued and running tasks, with age and progress
+            /cancel <id> — cancel a queued or running task
+            /workers (or /nodes) — your machines: online state, last heartbeat, running tasks
+            /worker <name> — run this conversation's tasks on that machine when it can
+            /run <tool> <json> — run any tool, e.g. /run stat {"path": "notes.txt"}
+            /shell <command> — run a shell command, e.g. /shell git status
+            /read <path> — show a file
+            /ls [path] — list a directory
+            /result <id> — the whole output of a finished task""";
+
+    private final Router router;
+    private final FreeText freeText;
+    private final Checkpoints checkpoints;
+    private final Map<String, Integer> progress;
+    private final Clock clock;
+
+    /**
+     * A handler.
+     *
+     * @param router      runs the tasks
+     * @param freeText    answers text that is not a command
+     * @param maxChars    longest output shown in one message
+     * @param progress    the last reported percent of running tasks, by id
+     * @param clock       for ages
+     */
+    public CommandHandler(Router router, FreeText freeText, int maxChars, Map<String, Integer> progress, Clock clock) {
+        this.router = router;
+        this.freeText = freeText;
+        this.checkpoints = new Checkpoints(maxChars);
+        this.progress = progress;
+        this.clock = clock;
+    }
+
+    /** The replies to {@code message}. */
+    public List<OutgoingMessage> handle(IncomingMessage message) {
+        String text = message.text().strip();
+        if (!text.startsWith("/")) {
+            return text.isEmpty() ? List.of() : freeText.reply(message);
+        }
+        int space = text.indexOf(' ');
+        String command = (space < 0 ? text : text.substring(0, space)).toLowerCase(Locale.ROOT);
+        String args = space < 0 ? "" : text.substring(space + 1).strip();
+        Conversation conversation = message.conversation();
+        try {
+            return switch (command) {
+                case "/help", "/start" -> say(HELP);
+                case "/tasks", "/queue" -> say(tasks());
+                case "/cancel" -> cancel(args);
+                case "/workers", "/nodes" -> say(workers(conversation));
+                case "/worker" -> worker(conversation, args);
+                case "/run" -> run(conversation, args);
+                case "/shell" -> args.isEmpty() ? usage("/shell <command>", "give the command to run")
+                        : submit(conversation, "run_shell", JSON.createObjectNode().put("command", args));
+                case "/read" -> args.isEmpty() ? usage("/read <path>", "give the file to show")
+                        : submit(conversation, "read_file", JSON.createObjectNode().put("path", args));
+                case "/ls" -> submit(conversation, "list_dir",
+                        JSON.createObjectNode().put("path", args.isEmpty() ? "." : args).put("depth", 1));
+                case "/result" -> result(args);
+                default -> say("Unknown command " + command + ". Send /help for the list.");
+            };
+        } catch (RouterException e) {
+            return say(e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".");
+        } catch (QueueException e) {
+            return say("The task queue is unavailable right now: " + e.getMessage());
+        }
+    }
+
+    private List<OutgoingMessage> submit(Conversation conversation, String tool, ObjectNode params) {
+        Submission s = router.submit(TaskRequest.of(tool, params).from(conversation.key()));
+        return say(s.message());
+    }
+
+    private List<OutgoingMessage> run(Conversation conversation, String args) {
+        if (args.isEmpty()) {
+            return usage("/run <tool> <json>", "name the tool");
+        }
+        int space = args.indexOf(' ');
+        String tool = space < 0 ? args : args.substring(0, space);
+        String json = space < 0 ? "{}" : args.substring(space + 1).strip();
+        JsonNode params;
+        try {
+            params = JSON.readTree(json);
+        } catch (JsonProcessingException e) {
+            return usage("/run <tool> <json>", "the params are not valid JSON (" + e.getOriginalMessage() + ")");
+        }
+        if (params == null || !params.isObject()) {
+            return usage("/run <tool> <json>", "the params must be a JSON object, like {\"path\": \"notes.txt\"}");
+        }
+        return submit(conversation, tool, (ObjectNode) params);
+    }
+
+    private List<OutgoingMessage> cancel(String id) {
+        if (id.isEmpty() || id.contains(" ")) {
+            return usage("/cancel <id>", "give one task id; /tasks lists them");
+        }
+        Task t = router.cancel(id, "cancelled by user");
+        return say("Cancelled task " + t.id() + " (" + t.tool() + ").");
+    }
+
+    private List<OutgoingMessage> worker(Conversation conversation, String name) {
+        if (name.isEmpty() || name.contains(" ")) {
+            return usage("/worker <name>", "give one worker name; /workers lists them");
+        }
+        WorkerInfo w = router.setActiveWorker(conversation.key(), name);
+        return say(w.name() + " is now the active worker for this conversation"
+                + (w.online() ? "." : "; it is offline, so tasks will wait for it."));
+    }
+
+    private List<OutgoingMessage> result(String id) {
+        if (id.isEmpty() || id.contains(" ")) {
+            return usage("/result <id>", "give one task id");
+        }
+        Task t = router.task(id).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
+                "no task with id '" + id + "'"));
+        if (!t.status().isFinished()) {
+            return say("Task " + id + " is still " + t.status().name().toLowerCase(Locale.ROOT) + ".");
+        }
+        String output = t.result().map(r -> {
+            try {
+                return ToolResultJson.text(JSON.readTree(r));
+            } catch (JsonProcessingException e) {
+                return r;
+            }
+        }).orElse(t.error().orElse(""));
+        return say(output.isBlank() ? "(no output)" : output);
+    }
+
+    private String tasks() {
+        List<Task> tasks = router.tasks(EnumSet.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING), 50);
+        if (tasks.isEmpty()) {
+            return "No tasks are queued or running.";
+        }
+        Function<String, String> names = names();
+        Instant now = clock.instant();
+        return tasks.stream().map(t -> {
+            String state = switch (t.status()) {
+                case RUNNING -> "running " + progress.getOrDefault(t.id(), 0) + "% on "
+                        + t.leaseOwner().map(names).orElse("?");
+                case CLAIMED -> "starting on " + t.leaseOwner().map(names).orElse("?");
+                default -> "queued" + t.targetWorker().map(w -> " for " + names.apply(w)).orElse("");
+            };
+            return t.id() + "  " + t.tool() + "  " + state + ", " + Checkpoints.human(Duration.between(t.createdAt(), now))
+                    + " old";
+        }).collect(Collectors.joining("\n", "Tasks:\n", ""));
+    }
+
+    private String workers(Conversation conversation) {
+        List<WorkerInfo> workers = router.workers().stream().filter(w -> !w.local()).toList();
+        if (workers.isEmpty()) {
+            return router.settings().handsEnabled()
+                    ? "No worker has connected yet. Start one on your machine with: bin/efferent worker --brain-url "
+                    + "ws://<this brain>:18789 --secret <worker secret>"
+                    : "This brain runs every tool itself (single-machine mode), so there are no workers.";
+        }
+        Optional<String> active = router.activeWorker(conversation.key());
+        Instant now = clock.instant();
+        return workers.stream().map(w -> (w.online() ? "● " : "○ ") + w.name() + "  "
+                + (w.online() ? "online, last heartbeat " + Checkpoints.human(Duration.between(w.lastHeartbeat(), now))
+                + " ago, " + w.runningTasks() + " running" : "offline since "
+                + Checkpoints.human(Duration.between(w.lastHeartbeat(), now)) + " ago")
+                + (active.map(w.id()::equals).orElse(false) ? "  (active)" : ""))
+                .collect(Collectors.joining("\n", "Workers:\n", ""));
+    }
+
+    private Function<String, String> names() {
+        Map<String, String> names = router.workers().stream()
+                .collect(Collectors.toMap(WorkerInfo::id, WorkerInfo::name, (a, b) -> a));
+        return id -> names.getOrDefault(id, id);
+    }
+
+    private static List<OutgoingMessage> say(String text) {
+        return List.of(new OutgoingMessage.Text(text));
+    }
+
+    private static List<OutgoingMessage> usage(String usage, String problem) {
+        return say("Usage: " + usage + " — " + problem + ".");
+    }
+}

@@ -1,0 +1,199 @@
+package dev.efferent.brain.console;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.brain.Views;
+import dev.efferent.core.channel.Channel;
+import dev.efferent.core.channel.Conversation;
+import dev.efferent.core.channel.Inbox;
+import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterListener;
+import dev.efferent.router.WorkerInfo;
+import io.helidon.websocket.WsSession;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The web console as a channel: each browser tab is a conversation ({@code console:<id>}); every tab also
+ * gets the live task and worker lists, pushed shortly after anything changes and every two seconds.
+ */
+public final class ConsoleChannel implements Channel, RouterListener {
+    private static final System.Logger LOG = System.getLogger(ConsoleChannel.class.getName());
+    static final String NAME = "console";
+
+    private final Router router;
+    private final Map<String, Integer> progress;
+    private final ObjectMapper json = new ObjectMapper();
+    private final Views views = new Views(json);
+    private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("efferent-console").daemon().factory());
+    private final AtomicBoolean snapshotPending = new AtomicBoolean();
+    private volatile Inbox inbox;
+
+    /**
+     * A console.
+     *
+     * @param router   where the task and worker lists come from
+     * @param progress the last reported percent of running tasks
+     */
+    public ConsoleChannel(Router router, Map<String, Integer> progress) {
+        this.router = router;
+        this.progress = progress;
+        router.addListener(this);
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public void start(Inbox inbox) {
+        this.inbox = inbox;
+        timer.scheduleWithFixedDelay(this::pushState, 2, 2, TimeUnit.SECONDS);
+    }
+
+    Inbox inbox() {
+        return inbox;
+    }
+
+    void opened(WsSession session, String conversation) {
+        sessions.put(session, conversation);
+        ObjectNode hello = json.createObjectNode().put("type", "hello").put("conversation", conversation);
+        write(session, hello);
+        write(session, state());
+    }
+
+    void closed(WsSession session) {
+        sessions.remove(session);
+    }
+
+    @Override
+    public void send(Conversation conversation, OutgoingMessage message) {
+        ObjectNode m = json.createObjectNode().put("type", "message").put("text", message.text());
+        switch (message) {
+            case OutgoingMessage.Text t -> m.put("kind", "text");
+            case OutgoingMessage.Progress p -> m.put("kind", "progress").put("taskId", p.taskId()).put("percent", p.percent());
+            case OutgoingMessage.Result r -> m.put("kind", "result").put("taskId", r.taskId()).put("ok", r.ok());
+            case OutgoingMessage.Image i -> m.put("kind", "image").put("mimeType", i.mimeType()).put("data", i.data());
+        }
+        sessions.forEach((session, id) -> {
+            if (id.equals(conversation.id())) {
+                write(session, m);
+            }
+        });
+        scheduleState();
+    }
+
+    @Override
+    public void submitted(Task task, boolean offline) {
+        scheduleState();
+    }
+
+    @Override
+    public void dispatched(Task task, String workerId, Duration waited) {
+        scheduleState();
+    }
+
+    @Override
+    public void progress(Task task, int percent, String message) {
+        scheduleState();
+    }
+
+    @Override
+    public void finished(Task task) {
+        scheduleState();
+    }
+
+    @Override
+    public void workerOnline(WorkerInfo worker) {
+        scheduleState();
+    }
+
+    @Override
+    public void workerOffline(WorkerInfo worker) {
+        scheduleState();
+    }
+
+    /** Pushes the lists soon: a burst of events makes one push. */
+    private void scheduleState() {
+        if (!sessions.isEmpty() && snapshotPending.compareAndSet(false, true)) {
+            timer.schedule(() -> {
+                snapshotPending.set(false);
+                pushState();
+            }, 150, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void pushState() {
+        if (sessions.isEmpty()) {
+            return;
+        }
+        try {
+            ObjectNode state = state();
+            sessions.keySet().forEach(s -> write(s, state));
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not build the console's task and worker lists: {0}", e.getMessage());
+        }
+    }
+
+    private ObjectNode state() {
+        List<WorkerInfo> workers = router.workers();
+        Map<String, String> names = workers.stream().collect(Collectors.toMap(WorkerInfo::id, WorkerInfo::name, (a, b) -> a));
+        Function<String, String> name = id -> names.getOrDefault(id, id);
+        ObjectNode state = json.createObjectNode().put("type", "state").put("hands", router.settings().handsEnabled());
+        ArrayNode tasks = state.putArray("tasks");
+        List<Task> active = router.tasks(EnumSet.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING), 100);
+        List<Task> recent = router.newestTasks(TaskStatus.FINISHED, 20);
+        for (Task t : active) {
+            tasks.add(views.task(t, name).put("progress", progress.getOrDefault(t.id(), 0)).without("result"));
+        }
+        for (Task t : recent) {
+            tasks.add(views.task(t, name).put("progress", 100).without(Set.of("result", "params")));
+        }
+        ArrayNode ws = state.putArray("workers");
+        workers.stream().filter(w -> !w.local()).forEach(w -> ws.add(views.worker(w).without("tools")));
+        return state;
+    }
+
+    private void write(WsSession session, ObjectNode message) {
+        try {
+            String text = json.writeValueAsString(message);
+            synchronized (session) {
+                session.send(text, true);
+            }
+        } catch (Exception e) {
+            LOG.log(Level.DEBUG, "Console tab gone: {0}", e.getMessage());
+            sessions.remove(session);
+        }
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+        sessions.keySet().forEach(s -> {
+            try {
+                s.close(1001, "brain shutting down");
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "Closing a console tab failed: {0}", e.getMessage());
+            }
+        });
+    }
+}

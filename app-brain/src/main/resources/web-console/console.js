@@ -1,0 +1,179 @@
+// The Efferent web console: one conversation per browser (kept in localStorage), live tasks and workers.
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const store = window.localStorage;
+  let token = store.getItem('efferent.token') || '';
+  let conversation = store.getItem('efferent.conversation');
+  if (!conversation) {
+    conversation = (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
+    store.setItem('efferent.conversation', conversation);
+  }
+  let socket = null;
+  let retry = 500;
+  const progressBubbles = new Map();
+
+  function setConn(state, text) {
+    $('conn').dataset.state = state;
+    $('conn-text').textContent = text;
+  }
+
+  function headers() {
+    return token ? { Authorization: 'Bearer ' + token } : {};
+  }
+
+  async function start() {
+    const probe = await fetch('/api/v1/workers', { headers: headers() }).catch(() => null);
+    if (probe && probe.status === 401) {
+      $('login').hidden = false;
+      $('login-error').hidden = !token;
+      $('token').focus();
+      setConn('closed', 'Needs the API token');
+      return;
+    }
+    $('login').hidden = true;
+    connect();
+  }
+
+  function connect() {
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const url = `${scheme}://${location.host}/ws/console?conversation=${encodeURIComponent(conversation)}`
+      + (token ? `&token=${encodeURIComponent(token)}` : '');
+    socket = new WebSocket(url);
+    socket.onopen = () => { retry = 500; setConn('open', 'Connected'); };
+    socket.onclose = () => {
+      setConn('connecting', 'Reconnecting…');
+      setTimeout(start, retry);
+      retry = Math.min(retry * 2, 10000);
+    };
+    socket.onmessage = (event) => {
+      const m = JSON.parse(event.data);
+      if (m.type === 'state') renderState(m);
+      else if (m.type === 'message') renderMessage(m);
+    };
+  }
+
+  function say(text) {
+    text = text.trim();
+    if (!text || !socket || socket.readyState !== WebSocket.OPEN) return;
+    addBubble('me', text);
+    socket.send(JSON.stringify({ type: 'say', text }));
+  }
+
+  function addBubble(cls, text) {
+    $('chat-empty')?.remove();
+    const div = document.createElement('div');
+    div.className = 'msg ' + cls;
+    div.textContent = text;
+    $('messages').appendChild(div);
+    $('messages').scrollTop = $('messages').scrollHeight;
+    return div;
+  }
+
+  function renderMessage(m) {
+    if (m.kind === 'progress') {
+      let bubble = progressBubbles.get(m.taskId);
+      if (!bubble) {
+        bubble = addBubble('bot progress', '');
+        bubble.innerHTML = '<span class="t"></span><div class="bar"><span></span></div>';
+        progressBubbles.set(m.taskId, bubble);
+      }
+      bubble.querySelector('.t').textContent = m.text;
+      bubble.querySelector('.bar > span').style.width = m.percent + '%';
+      return;
+    }
+    if (m.kind === 'result') {
+      progressBubbles.get(m.taskId)?.remove();
+      progressBubbles.delete(m.taskId);
+      addBubble('bot result ' + (m.ok ? 'ok' : 'bad'), m.text);
+      return;
+    }
+    if (m.kind === 'image') {
+      const bubble = addBubble('bot', m.text);
+      const img = document.createElement('img');
+      img.src = `data:${m.mimeType};base64,${m.data}`;
+      img.alt = m.text;
+      bubble.appendChild(img);
+      return;
+    }
+    addBubble('bot', m.text);
+  }
+
+  function ago(iso) {
+    const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+    if (s < 60) return s + 's';
+    if (s < 3600) return Math.floor(s / 60) + 'm ' + (s % 60) + 's';
+    return Math.floor(s / 3600) + 'h ' + Math.floor((s % 3600) / 60) + 'm';
+  }
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function renderState(state) {
+    $('mode').textContent = state.hands ? 'Brain and hands: tools run on your workers'
+      : 'Single-machine mode: tools run in the brain';
+    const tasks = $('tasks');
+    tasks.replaceChildren();
+    for (const t of state.tasks) {
+      const li = el('li');
+      li.dataset.taskId = t.id;
+      li.dataset.status = t.status;
+      const top = el('div', 'row');
+      top.append(el('span', 'name', t.tool), el('span', 'sub grow', t.id), el('span', 'badge ' + t.status, t.status));
+      const where = t.runningOn ? 'on ' + t.runningOn : (t.worker ? 'for ' + t.worker : '');
+      const sub = el('div', 'sub', [where, ago(t.createdAt) + ' ago', t.error ? t.error : ''].filter(Boolean).join(' · '));
+      li.append(top, sub);
+      if (t.status === 'running' || t.status === 'claimed') {
+        const bar = el('div', 'bar');
+        const fill = el('span');
+        fill.style.width = (t.progress || 0) + '%';
+        bar.append(fill);
+        li.append(bar);
+      }
+      tasks.append(li);
+    }
+    $('tasks-empty').hidden = state.tasks.length > 0;
+    const active = state.tasks.filter((t) => !['completed', 'failed', 'cancelled'].includes(t.status)).length;
+    $('task-count').textContent = active ? active + ' active' : '';
+
+    const workers = $('workers');
+    workers.replaceChildren();
+    for (const w of state.workers) {
+      const li = el('li');
+      li.dataset.worker = w.name;
+      li.dataset.online = String(w.online);
+      const top = el('div', 'row');
+      top.append(el('span', 'online-dot' + (w.online ? ' on' : '')), el('span', 'name grow', w.name),
+        el('span', 'badge ' + (w.online ? 'completed' : ''), w.online ? 'online' : 'offline'));
+      const sub = el('div', 'sub', w.online
+        ? `last heartbeat ${ago(w.lastHeartbeat)} ago · ${w.runningTasks}/${w.maxConcurrency} running · ${w.hostname}`
+        : `offline · last seen ${ago(w.lastHeartbeat)} ago`);
+      li.append(top, sub);
+      workers.append(li);
+    }
+    const online = state.workers.filter((w) => w.online).length;
+    $('worker-count').textContent = state.workers.length ? `${online} of ${state.workers.length} online` : '';
+    $('workers-empty').hidden = state.workers.length > 0;
+    $('workers-empty').textContent = state.hands
+      ? 'No worker has connected yet. Run bin/efferent worker --brain-url ws://<this brain>:18789 on a machine.'
+      : 'This brain runs every tool itself; workers join when hands are enabled.';
+  }
+
+  $('composer').addEventListener('submit', (e) => {
+    e.preventDefault();
+    say($('input').value);
+    $('input').value = '';
+    $('input').focus();
+  });
+  document.querySelectorAll('.chip').forEach((b) => b.addEventListener('click', () => say(b.dataset.cmd)));
+  $('login-form').addEventListener('submit', (e) => {
+    e.preventDefault();
+    token = $('token').value.trim();
+    store.setItem('efferent.token', token);
+    start();
+  });
+  start();
+})();

@@ -1,0 +1,42 @@
+package dev.efferent.core.channel;
+
+import java.util.Objects;
+
+/**
+ * One chat with the assistant: a channel and the channel's own id for the chat (a Telegram chat id, a console
+ * tab). Tasks remember the conversation that started them ({@link #key()}), and their checkpoints go back to it.
+ *
+ * @param channel the channel's name, e.g. {@code "telegram"}
+ * @param id      the chat's id within the channel; no colon
+ */
+public record Conversation(String channel, String id) {
+    public Conversation {
+        Objects.requireNonNull(channel, "channel");
+        Objects.requireNonNull(id, "id");
+        if (channel.isBlank() || channel.contains(":")) {
+            throw new IllegalArgumentException("channel name '" + channel + "' must be non-empty, without ':'");
+        }
+        if (id.isBlank()) {
+            throw new IllegalArgumentException("conversation id must not be blank");
+        }
+    }
+
+    /** {@code channel:id}, the form stored as a task's requester. */
+    public String key() {
+        return channel + ":" + id;
+    }
+
+    /** The conversation a {@link #key()} names, if it is one. */
+    public static java.util.Optional<Conversation> fromKey(String key) {
+        int colon = key.indexOf(':');
+        if (colon <= 0 || colon == key.length() - 1) {
+            return java.util.Optional.empty();
+        }
+        return java.util.Optional.of(new Conversation(key.substring(0, colon), key.substring(colon + 1)));
+    }
+
+    @Override
+    public String toString() {
+        return key();
+    }
+}
