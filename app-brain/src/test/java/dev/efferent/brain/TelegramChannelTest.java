@@ -1,0 +1,119 @@
+package dev.efferent.brain;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The Telegram channel against a fake Bot API on loopback (real HTTP): in, reply and checkpoints out, strangers refused. */
+class TelegramChannelTest extends BrainFixture {
+    private static final String TOKEN_PATH = "/bot123:abc";
+    private final BlockingQueue<JsonNode> updates = new LinkedBlockingQueue<>();
+    private final List<JsonNode> sent = new CopyOnWriteArrayList<>();
+    private HttpServer bot;
+
+    private void startFakeBotApi() throws IOException {
+        bot = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        bot.createContext(TOKEN_PATH + "/getUpdates", exchange -> {
+            ArrayNode result = JSON.createArrayNode();
+            try {
+                JsonNode first = updates.poll(500, TimeUnit.MILLISECONDS);
+                for (JsonNode n = first; n != null; n = updates.poll()) {
+                    result.add(n);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            respond(exchange, "{\"ok\":true,\"result\":" + result + "}");
+        });
+        bot.createContext(TOKEN_PATH + "/sendMessage", exchange -> {
+            sent.add(JSON.readTree(exchange.getRequestBody().readAllBytes()));
+            respond(exchange, "{\"ok\":true,\"result\":{}}");
+        });
+        bot.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        bot.start();
+    }
+
+    private static void respond(HttpExchange exchange, String body) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().add("Content-Type", "application/json");
+        exchange.sendResponseHeaders(200, bytes.length);
+        exchange.getResponseBody().write(bytes);
+        exchange.close();
+    }
+
+    private void update(int id, long chat, String user, String text) {
+        updates.add(JSON.createObjectNode().put("update_id", id).set("message", JSON.createObjectNode()
+                .put("text", text)
+                .<com.fasterxml.jackson.databind.node.ObjectNode>set("chat", JSON.createObjectNode().put("id", chat))
+                .set("from", JSON.createObjectNode().put("username", user))));
+    }
+
+    private List<String> textsTo(long chat) {
+        return sent.stream().filter(m -> m.path("chat_id").asLong() == chat).map(m -> m.path("text").asText()).toList();
+    }
+
+    private void awaitSent(long chat, String containing) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < end) {
+            if (textsTo(chat).stream().anyMatch(t -> t.contains(containing))) {
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("nothing containing '" + containing + "' was sent to chat " + chat + "; sent: " + sent);
+    }
+
+    @AfterEach
+    void stopBot() {
+        if (bot != null) {
+            bot.stop(0);
+        }
+    }
+
+    @Test
+    void messagesInRepliesAndCheckpointsOutStrangersRefused() throws Exception {
+        startFakeBotApi();
+        startBrain(false, Map.of(
+                "channels.telegram.enabled", "true",
+                "channels.telegram.base-url", "http://127.0.0.1:" + bot.getAddress().getPort(),
+                "channels.telegram.bot-token", "123:abc",
+                "channels.telegram.allowed-chats", "42",
+                "channels.telegram.poll-timeout", "1s",
+                "chat.progress-interval", "100ms"));
+
+        update(1, 42, "owner", "/shell for i in 1 2 3; do echo step$i; sleep 0.6; done; echo hi");
+        update(2, 666, "stranger", "hello");
+        update(3, 666, "stranger", "hello again");
+
+        awaitSent(42, "Running run_shell on brain (");
+        awaitSent(42, "[🔄 0%] step");
+        awaitSent(42, "[✅ Complete] run_shell (");
+        String result = textsTo(42).stream().filter(t -> t.startsWith("[✅ Complete]")).findFirst().orElseThrow();
+        assertTrue(result.contains("step3\nhi"), result);
+        List<String> owner = textsTo(42);
+        assertTrue(owner.indexOf(owner.stream().filter(t -> t.startsWith("Running")).findFirst().orElseThrow())
+                < owner.indexOf(result), "the reply comes before the result: " + owner);
+
+        awaitSent(666, "only talks to its owner");
+        update(4, 42, "owner", "/workers");
+        awaitSent(42, "single-machine mode");
+        assertEquals(List.of("Sorry, this assistant only talks to its owner."), textsTo(666), "one refusal only");
+    }
+}

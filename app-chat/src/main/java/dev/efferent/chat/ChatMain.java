@@ -1,0 +1,146 @@
+package dev.efferent.chat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.WebSocket;
+import java.net.http.WebSocketHandshakeException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * {@code bin/efferent chat [--brain-url http://127.0.0.1:18789] [--token …]}: type commands, see replies and
+ * checkpoints as they come. The conversation is kept in {@code ~/.efferent/chat-conversation}, so results of
+ * tasks started earlier still arrive after a restart of the chat.
+ */
+public final class ChatMain {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private ChatMain() {
+    }
+
+    /** Runs the chat until standard input ends; exits 2 on bad options, 1 if the brain cannot be reached. */
+    public static void main(String[] args) throws Exception {
+        String brain = "http://127.0.0.1:18789";
+        String token = System.getenv().getOrDefault("EFFERENT_API_TOKEN", "");
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--brain-url" -> brain = value(args, ++i, "--brain-url");
+                case "--token" -> token = value(args, ++i, "--token");
+                case "--help", "-h" -> {
+                    System.out.println("Usage: efferent chat [--brain-url http://host:18789] [--token <api token>]\n"
+                            + "The token defaults to EFFERENT_API_TOKEN. Type /help once connected; Ctrl-D quits.");
+                    return;
+                }
+                default -> fail("unknown option '" + args[i] + "'");
+            }
+        }
+        URI base = URI.create(brain.replaceAll("/+$", ""));
+        String scheme = "https".equals(base.getScheme()) || "wss".equals(base.getScheme()) ? "wss" : "ws";
+        URI socket = URI.create(scheme + "://" + base.getAuthority() + "/ws/console?conversation="
+                + conversation() + (token.isEmpty() ? "" : "&token=" + URLEncoder.encode(token, StandardCharsets.UTF_8)));
+        PrintStream out = System.out;
+        CompletableFuture<Void> closed = new CompletableFuture<>();
+        WebSocket ws;
+        try {
+            ws = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10))
+                    .buildAsync(socket, new Printer(out, closed)).join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof WebSocketHandshakeException h && h.getResponse().statusCode() == 401) {
+                fail(1, "the brain at " + base + " refused the API token: pass --token or set EFFERENT_API_TOKEN");
+            }
+            fail(1, "cannot reach the brain at " + base + ": " + e.getCause().getMessage());
+            return;
+        }
+        out.println("Connected to " + base + ". Type /help for the commands; Ctrl-D to quit.");
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null && !closed.isDone()) {
+            if (!line.isBlank()) {
+                ws.sendText(JSON.createObjectNode().put("type", "say").put("text", line.strip()).toString(), true).join();
+            }
+        }
+        // Input ended (a pipe, or Ctrl-D): give answers already on their way a moment, then leave.
+        Thread.sleep(Long.getLong("efferent.chat.linger-ms", 500));
+        ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye");
+    }
+
+    private static String conversation() throws IOException {
+        Path file = Path.of(System.getProperty("user.home"), ".efferent", "chat-conversation");
+        if (Files.exists(file)) {
+            String id = Files.readString(file).strip();
+            if (id.matches("[A-Za-z0-9-]{1,64}")) {
+                return id;
+            }
+        }
+        String id = "terminal-" + UUID.randomUUID().toString().substring(0, 8);
+        Files.createDirectories(file.getParent());
+        Files.writeString(file, id + "\n");
+        return id;
+    }
+
+    private static String value(String[] args, int i, String option) {
+        if (i >= args.length) {
+            fail("option " + option + " needs a value");
+        }
+        return args[i];
+    }
+
+    private static void fail(String message) {
+        fail(2, message);
+    }
+
+    private static void fail(int status, String message) {
+        System.err.println("efferent chat: " + message);
+        System.exit(status);
+    }
+
+    /** Prints the brain's messages; task lists are for the web console and are skipped. */
+    private record Printer(PrintStream out, CompletableFuture<Void> closed) implements WebSocket.Listener {
+        private static final StringBuilder PARTIAL = new StringBuilder();
+
+        @Override
+        public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
+            PARTIAL.append(data);
+            if (last) {
+                try {
+                    JsonNode m = JSON.readTree(PARTIAL.toString());
+                    if ("message".equals(m.path("type").asText())) {
+                        out.println(m.path("text").asText());
+                    }
+                } catch (IOException e) {
+                    out.println("(unreadable message from the brain: " + e.getMessage() + ")");
+                }
+                PARTIAL.setLength(0);
+            }
+            ws.request(1);
+            return null;
+        }
+
+        @Override
+        public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
+            out.println("The brain closed the chat (" + status + (reason.isBlank() ? "" : " " + reason) + ").");
+            closed.complete(null);
+            return null;
+        }
+
+        @Override
+        public void onError(WebSocket ws, Throwable error) {
+            out.println("Connection lost: " + error.getMessage());
+            closed.complete(null);
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package dev.efferent.channel.telegram;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.channel.Channel;
+import dev.efferent.core.channel.Conversation;
+import dev.efferent.core.channel.Inbox;
+import dev.efferent.core.channel.IncomingMessage;
+import dev.efferent.core.channel.OutgoingMessage;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Telegram through the Bot API: a thread long-polls {@code getUpdates} and hands each text message from an
+ * allowed chat to the inbox; replies go out with {@code sendMessage}. A message from any other chat gets one
+ * refusal, and the chat id is logged so the owner can allow it.
+ */
+final class TelegramChannel implements Channel {
+    private static final System.Logger LOG = System.getLogger(TelegramChannel.class.getName());
+    static final String NAME = "telegram";
+    static final String REFUSAL = "Sorry, this assistant only talks to its owner.";
+    /** Telegram refuses longer messages. */
+    private static final int MAX_TEXT = 4000;
+
+    private final TelegramSettings settings;
+    private final ObjectMapper json = new ObjectMapper();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    private final Set<Long> refused = ConcurrentHashMap.newKeySet();
+    private volatile boolean running;
+    private Thread poller;
+
+    TelegramChannel(TelegramSettings settings) {
+        this.settings = settings;
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public synchronized void start(Inbox inbox) {
+        running = true;
+        poller = Thread.ofPlatform().daemon().name("efferent-telegram").start(() -> poll(inbox));
+        LOG.log(Level.INFO, "Telegram channel polling {0} for {1} allowed chats", settings.baseUrl(),
+                settings.allowedChats().size());
+    }
+
+    private void poll(Inbox inbox) {
+        long offset = 0;
+        long backoffMs = 1000;
+        while (running) {
+            try {
+                URI uri = URI.create(settings.method("getUpdates") + "?timeout=" + settings.pollTimeout().toSeconds()
+                        + "&offset=" + offset);
+                HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri)
+                        .timeout(settings.pollTimeout().plusSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+                JsonNode body = json.readTree(response.body());
+                if (response.statusCode() != 200 || !body.path("ok").asBoolean()) {
+                    throw new IOException("getUpdates answered " + response.statusCode() + ": "
+                            + body.path("description").asText(response.body()));
+                }
+                for (JsonNode update : body.path("result")) {
+                    offset = Math.max(offset, update.path("update_id").asLong() + 1);
+                    handle(inbox, update.path("message"));
+                }
+                backoffMs = 1000;
+            } catch (InterruptedException e) {
+                return;
+            } catch (IOException | RuntimeException e) {
+                if (!running) {
+                    return;
+                }
+                LOG.log(Level.WARNING, "Telegram getUpdates failed ({0}); retrying in {1} ms", e.getMessage(),
+                        String.valueOf(backoffMs));
+                try {
+                    Thread.sleep(backoffMs);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoffMs = Math.min(backoffMs * 2, 30_000);
+            }
+        }
+    }
+
+    private void handle(Inbox inbox, JsonNode message) {
+        if (!message.path("text").isTextual() || !message.path("chat").has("id")) {
+            return;
+        }
+        long chat = message.path("chat").path("id").asLong();
+        String sender = message.path("from").path("username").asText(message.path("from").path("first_name").asText(""));
+        if (!settings.allowedChats().contains(chat)) {
+            if (refused.add(chat)) {
+                LOG.log(Level.WARNING, "Refused a Telegram message from chat {0} (@{1}); add {0} to "
+                        + "channels.telegram.allowed-chats to let it in", String.valueOf(chat), sender);
+                sendText(chat, REFUSAL);
+            }
+            return;
+        }
+        inbox.receive(new IncomingMessage(new Conversation(NAME, Long.toString(chat)), sender,
+                message.path("text").asText()));
+    }
+
+    @Override
+    public void send(Conversation conversation, OutgoingMessage message) {
+        long chat = Long.parseLong(conversation.id());
+        String text = message instanceof OutgoingMessage.Image
+                ? message.text() + " (an image: open the web console to see it)" : message.text();
+        for (int start = 0; start < text.length(); start += MAX_TEXT) {
+            sendText(chat, text.substring(start, Math.min(text.length(), start + MAX_TEXT)));
+        }
+    }
+
+    private void sendText(long chat, String text) {
+        ObjectNode body = json.createObjectNode().put("chat_id", chat).put("text", text);
+        try {
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(settings.method("sendMessage"))
+                    .timeout(Duration.ofSeconds(20))
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            if (response.statusCode() != 200) {
+                LOG.log(Level.WARNING, "Telegram sendMessage to chat {0} answered {1}: {2}", String.valueOf(chat),
+                        response.statusCode(), response.body());
+            }
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "Telegram sendMessage to chat {0} failed: {1}", String.valueOf(chat), e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        running = false;
+        if (poller != null) {
+            poller.interrupt();
+        }
+    }
+}

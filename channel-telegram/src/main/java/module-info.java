@@ -1,0 +1,14 @@
+/**
+ * Telegram as a chat channel: Bot API long polling ({@code getUpdates}) in, {@code sendMessage} out, only for
+ * the chats on the allowlist.
+ *
+ * @provides dev.efferent.core.channel.ChannelProvider
+ */
+module efferent.channel.telegram {
+    requires efferent.core;
+    requires java.net.http;
+    requires com.fasterxml.jackson.databind;
+
+    provides dev.efferent.core.channel.ChannelProvider
+            with dev.efferent.channel.telegram.TelegramChannelProvider;
+}

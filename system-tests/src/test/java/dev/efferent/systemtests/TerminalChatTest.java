@@ -1,0 +1,57 @@
+package dev.efferent.systemtests;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code bin/efferent chat} as a process: commands on standard input, replies and checkpoints on standard output. */
+class TerminalChatTest extends SystemFixture {
+
+    @Test
+    void commandsInRepliesAndResultsOut() throws Exception {
+        Launched brain = brain("brain", Map.of());
+        worker("laptop", dir.resolve("laptop"), List.of(brain));
+        awaitWorkerOnline(brain, "laptop", 60);
+        Path home = dir.resolve("home");
+        Files.createDirectories(home);
+        Path out = dir.resolve("chat.out");
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Duser.home=" + home, "-Defferent.chat.linger-ms=4000",
+                "-p", System.getProperty("efferent.test.chat.lib"), "-m", "efferent.chat/dev.efferent.chat.ChatMain",
+                "--brain-url", "http://127.0.0.1:" + brain.port())
+                .redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().put("EFFERENT_API_TOKEN", TOKEN);
+        Process chat = pb.start();
+        chat.getOutputStream().write("/workers\n/shell echo hello from the terminal\n".getBytes());
+        chat.getOutputStream().close();
+        assertTrue(chat.waitFor(60, TimeUnit.SECONDS), "chat did not finish");
+        String text = Files.readString(out);
+        assertEquals(0, chat.exitValue(), text);
+        assertTrue(text.startsWith("Connected to http://127.0.0.1:" + brain.port()), text);
+        assertTrue(text.contains("● laptop  online"), text);
+        assertTrue(text.contains("Running run_shell on laptop ("), text);
+        assertTrue(text.contains("[✅ Complete] run_shell (") && text.contains("hello from the terminal"), text);
+        assertTrue(Files.readString(home.resolve(".efferent/chat-conversation")).startsWith("terminal-"));
+    }
+
+    @Test
+    void aWrongTokenIsRefusedClearly() throws Exception {
+        Launched brain = brain("brain", Map.of());
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Duser.home=" + dir, "-p", System.getProperty("efferent.test.chat.lib"),
+                "-m", "efferent.chat/dev.efferent.chat.ChatMain", "--brain-url", "http://127.0.0.1:" + brain.port(),
+                "--token", "wrong").redirectErrorStream(true);
+        Process chat = pb.start();
+        String text = new String(chat.getInputStream().readAllBytes());
+        assertTrue(chat.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(1, chat.exitValue());
+        assertTrue(text.contains("refused the API token"), text);
+    }
+}
