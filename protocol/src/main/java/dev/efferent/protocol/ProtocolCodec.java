@@ -124,7 +124,7 @@ public final class ProtocolCodec {
                         (int) r.integer("priority", WireLimits.MIN_PRIORITY, WireLimits.MAX_PRIORITY,
                                 WireLimits.DEFAULT_PRIORITY),
                         r.integer("timeoutMs", 0, Long.MAX_VALUE, WireLimits.DEFAULT_TIMEOUT_MS),
-                        (int) r.integer("attempt", 1, Integer.MAX_VALUE));
+                        (int) r.integer("attempt", 1, Integer.MAX_VALUE), r.optionalText("session"));
                 case TaskAccepted.TYPE -> new TaskAccepted(r.text("taskId"));
                 case TaskRejected.TYPE -> new TaskRejected(r.text("taskId"), rejectReason(r),
                         r.optionalText("message"));
@@ -239,6 +239,9 @@ public final class ProtocolCodec {
                 f.put("priority", m.priority());
                 f.put("timeoutMs", m.timeoutMs());
                 f.put("attempt", m.attempt());
+                if (!m.session().isEmpty()) {
+                    f.put("session", m.session());
+                }
             }
             case TaskAccepted m -> f.put("taskId", m.taskId());
             case TaskRejected m -> {

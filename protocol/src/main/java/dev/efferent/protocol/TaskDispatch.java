@@ -13,8 +13,11 @@ import java.util.Objects;
  * @param priority  1 (lowest) to 10 (highest)
  * @param timeoutMs how long the task may run, from its dispatch
  * @param attempt   which try this is, from 1
+ * @param session   who the task runs for (a conversation key such as {@code telegram:42}), so stateful tools such
+ *                  as the browser keep one session per conversation; empty when unknown
  */
-public record TaskDispatch(String taskId, String tool, ObjectNode params, int priority, long timeoutMs, int attempt)
+public record TaskDispatch(String taskId, String tool, ObjectNode params, int priority, long timeoutMs, int attempt,
+                           String session)
         implements Message {
     public static final String TYPE = "task:dispatch";
 
@@ -25,6 +28,12 @@ public record TaskDispatch(String taskId, String tool, ObjectNode params, int pr
         Checks.range(priority, WireLimits.MIN_PRIORITY, WireLimits.MAX_PRIORITY, "priority");
         Checks.nonNegative(timeoutMs, "timeoutMs");
         Checks.range(attempt, 1, Integer.MAX_VALUE, "attempt");
+        Objects.requireNonNull(session, "session");
+    }
+
+    /** A dispatch with no session. */
+    public TaskDispatch(String taskId, String tool, ObjectNode params, int priority, long timeoutMs, int attempt) {
+        this(taskId, tool, params, priority, timeoutMs, attempt, "");
     }
 
     @Override

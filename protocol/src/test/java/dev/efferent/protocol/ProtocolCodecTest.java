@@ -36,6 +36,7 @@ class ProtocolCodecTest {
                 new WorkerAck("w-123", 3, 15000),
                 new WorkerHeartbeat(120, 0.42, 2),
                 new TaskDispatch("t1", "read_file", object("{\"path\":\"a.txt\"}"), 5, 300000, 1),
+                new TaskDispatch("t2", "browser_text", object("{}"), 5, 300000, 1, "telegram:42"),
                 new TaskAccepted("t1"),
                 new TaskRejected("t1", RejectReason.BUSY, "all 4 slots taken"),
                 new TaskProgress("t1", 50, "halfway"),
@@ -61,6 +62,8 @@ class ProtocolCodecTest {
                 "task:rejected", "task:progress", "task:cancel", "task:result", "task:result:ack", "error"),
                 ProtocolCodec.types());
         assertEquals(ProtocolCodec.types(), everyMessage().map(Message::type).distinct().toList());
+        assertTrue(codec.encode(everyMessage().filter(m -> m instanceof TaskDispatch).findFirst().orElseThrow())
+                .indexOf("session") < 0, "an empty session is left out of the frame");
     }
 
     @Test

@@ -171,7 +171,7 @@ final class Dispatcher extends WorkerMessages {
         TaskDispatch message;
         try {
             message = new TaskDispatch(task.id(), task.tool(), Router.parseParams(task.params()), task.priority(),
-                    task.timeout().toMillis(), task.attempt());
+                    task.timeout().toMillis(), task.attempt(), task.requester().orElse(""));
         } catch (IllegalStateException e) {
             LOG.log(Level.ERROR, "Task " + task.id() + " cannot be dispatched", e);
             finished(queue.fail(task.id(), e.getMessage(), false));

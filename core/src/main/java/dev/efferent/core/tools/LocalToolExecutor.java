@@ -85,7 +85,7 @@ public final class LocalToolExecutor implements AutoCloseable {
     /** Starts {@code call}. Unknown tools and invalid params end at once as failed outcomes. */
     public ToolExecution execute(ToolCall call, ProgressListener progress) {
         Instant start = clock.instant();
-        RunningCall running = new RunningCall(call.taskId(), start, call.timeout(), roots, progress, clock);
+        RunningCall running = new RunningCall(call.taskId(), call.session(), start, call.timeout(), roots, progress, clock);
         Optional<Refusal> refusal = check(call.tool(), call.params());
         if (refusal.isPresent()) {
             running.finish(ToolOutcome.failed(refusal.get().message(), Duration.ZERO));

@@ -16,6 +16,7 @@ final class RunningCall implements ToolContext, ToolExecution {
     private static final System.Logger LOG = System.getLogger(RunningCall.class.getName());
 
     private final String taskId;
+    private final String session;
     private final Instant start;
     private final Duration timeout;
     private final AllowedRoots roots;
@@ -26,9 +27,10 @@ final class RunningCall implements ToolContext, ToolExecution {
     private boolean cancelled;
     private Thread thread;
 
-    RunningCall(String taskId, Instant start, Duration timeout, AllowedRoots roots, ProgressListener progress,
-                Clock clock) {
+    RunningCall(String taskId, String session, Instant start, Duration timeout, AllowedRoots roots,
+                ProgressListener progress, Clock clock) {
         this.taskId = taskId;
+        this.session = session;
         this.start = start;
         this.timeout = timeout;
         this.roots = roots;
@@ -39,6 +41,11 @@ final class RunningCall implements ToolContext, ToolExecution {
     @Override
     public String taskId() {
         return taskId;
+    }
+
+    @Override
+    public String session() {
+        return session;
     }
 
     @Override

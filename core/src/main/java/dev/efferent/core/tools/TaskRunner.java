@@ -87,7 +87,7 @@ public final class TaskRunner {
         listener.starting(d);
         listener.reply(new TaskAccepted(d.taskId()));
         Duration timeout = Duration.ofMillis(Math.max(1, d.timeoutMs()));
-        ToolExecution execution = executor.execute(new ToolCall(d.taskId(), d.tool(), d.params(), timeout),
+        ToolExecution execution = executor.execute(new ToolCall(d.taskId(), d.tool(), d.params(), timeout, d.session()),
                 (task, percent, text) -> listener.reply(new TaskProgress(task, percent, text)));
         running.put(d.taskId(), execution);
         execution.outcome().whenComplete((outcome, error) -> {

@@ -12,8 +12,9 @@ import java.util.Objects;
  * @param tool    the tool's name
  * @param params  the params, a JSON object
  * @param timeout how long it may run; the call fails "timed out after …" then
+ * @param session who the call runs for (a conversation key), empty when unknown
  */
-public record ToolCall(String taskId, String tool, ObjectNode params, Duration timeout) {
+public record ToolCall(String taskId, String tool, ObjectNode params, Duration timeout, String session) {
     public ToolCall {
         Objects.requireNonNull(taskId, "taskId");
         Objects.requireNonNull(tool, "tool");
@@ -22,5 +23,11 @@ public record ToolCall(String taskId, String tool, ObjectNode params, Duration t
         if (timeout.isNegative() || timeout.isZero()) {
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         }
+        Objects.requireNonNull(session, "session");
+    }
+
+    /** A call with no session. */
+    public ToolCall(String taskId, String tool, ObjectNode params, Duration timeout) {
+        this(taskId, tool, params, timeout, "");
     }
 }

@@ -12,6 +12,14 @@ public interface ToolContext {
     /** The id of the task this call runs for. */
     String taskId();
 
+    /**
+     * Who the task runs for: a conversation key such as {@code telegram:42}, or empty when unknown. Stateful
+     * tools keep one session per value (the browser keeps one set of cookies per conversation).
+     */
+    default String session() {
+        return "";
+    }
+
     /** The directories the tool may read and write under. */
     AllowedRoots roots();
 
