@@ -93,7 +93,7 @@ abstract class SystemFixture {
                 "EFFERENT_TOOLS_ROOTS", root.toString()));
         env.put("EFFERENT_TASKS_LEASE", "4s");
         env.putAll(extraEnv);
-        Launched brain = launch(name, lib("brain"), "efferent.brain/dev.efferent.brain.BrainMain", env, port,
+        Launched brain = launch(name, lib("brain").toString(), "efferent.brain/dev.efferent.brain.BrainMain", env, port,
                 "--hands", "--port", String.valueOf(port));
         long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < end) {
@@ -111,6 +111,11 @@ abstract class SystemFixture {
 
     /** Starts a worker connected to the given brains, in turn. */
     Launched worker(String name, Path root, List<Launched> brains, String... extraArgs) throws Exception {
+        return worker(name, root, brains, false, extraArgs);
+    }
+
+    /** Starts a worker; with {@code browser}, the browser toolkit joins its module path. */
+    Launched worker(String name, Path root, List<Launched> brains, boolean browser, String... extraArgs) throws Exception {
         Files.createDirectories(root);
         List<String> args = new ArrayList<>();
         for (Launched b : brains) {
@@ -120,15 +125,16 @@ abstract class SystemFixture {
         args.addAll(List.of("--name", name, "--root", root.toString(), "--state-dir",
                 dir.resolve("state-" + name).toString(), "--max-concurrency", "4"));
         args.addAll(List.of(extraArgs));
-        return launch(name, lib("worker"), "efferent.worker/dev.efferent.worker.WorkerMain",
+        String modulePath = lib("worker") + (browser ? java.io.File.pathSeparator + lib("browser") : "");
+        return launch(name, modulePath, "efferent.worker/dev.efferent.worker.WorkerMain",
                 Map.of("EFFERENT_WORKER_SECRET", SECRET, "EFFERENT_WORKER_RECONNECT_MAX", "2s"), 0,
                 args.toArray(String[]::new));
     }
 
-    private Launched launch(String name, Path lib, String module, Map<String, String> env, int port, String... args)
-            throws IOException {
+    private Launched launch(String name, String modulePath, String module, Map<String, String> env, int port,
+                            String... args) throws IOException {
         List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx256m", "-p", lib.toString(), "-m", module));
+                "-Xmx256m", "-p", modulePath, "-m", module));
         command.addAll(List.of(args));
         Path log = dir.resolve(name + ".log");
         ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
