@@ -7,6 +7,7 @@ import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.brain.console.ConsoleEndpoint;
 import dev.efferent.core.channel.Channel;
 import dev.efferent.core.channel.Channels;
+import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;
@@ -66,7 +67,8 @@ final class Brain implements AutoCloseable {
         BrainMetrics metrics = null;
         ChatService chat = null;
         try {
-            tools = LocalTools.open(config);
+            PluginLayers plugins = PluginLayers.fromConfig(config);
+            tools = LocalTools.open(config, plugins);
             ProtocolCodec codec = new ProtocolCodec(settings.maxFrameBytes());
             router = Router.start(routing, queue, Optional.of(tools), codec, Clock.systemUTC());
             metrics = new BrainMetrics(router);
@@ -76,7 +78,8 @@ final class Brain implements AutoCloseable {
                     RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
             ConsoleChannel console = new ConsoleChannel(router, chat.progress());
             chat.add(console);
-            for (Channel channel : Channels.create(config, Channels.providers().build())) {
+            for (Channel channel : Channels.create(config, Channels.providers(plugins,
+                    PluginLayers.failOnError(config)).build())) {
                 chat.add(channel);
             }
             WebServer server = server(settings, routing, router, metrics, codec, console);

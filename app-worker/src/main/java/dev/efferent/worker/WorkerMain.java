@@ -4,6 +4,7 @@ import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.config.Logs;
 import dev.efferent.core.plugin.PluginException;
+import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;
@@ -31,12 +32,13 @@ public final class WorkerMain {
               --max-concurrency N        tasks run at once (default 4)
               --state-dir DIR            worker id and result journal (default ~/.efferent/worker)
               --max-reconnect-attempts N give up after N failed attempts (default 0: never)
+              --plugins-dir DIR          load tool plugins from DIR (repeatable; default ~/.efferent/plugins)
               --config FILE              a YAML configuration file
               --help                     show this help
             """;
 
     private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--secret", "--name",
-            "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config");
+            "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config", "--plugins-dir");
 
     private WorkerMain() {
     }
@@ -57,7 +59,7 @@ public final class WorkerMain {
         Logs.setUp(config.get("log.level").asString().orElse("INFO"));
         try {
             WorkerSettings settings = WorkerSettings.from(config);
-            LocalToolExecutor executor = LocalTools.open(config);
+            LocalToolExecutor executor = LocalTools.open(config, PluginLayers.fromConfig(config));
             Worker worker = new Worker(settings, WorkerIdentity.load(settings.stateDir()), executor,
                     new ProtocolCodec(config.get("protocol.max-frame-bytes").asInt().orElse(1 << 20)));
             LOG.log(Level.INFO, "Worker {0} starting: tools {1} under {2}, {3} slots", settings.name(),
@@ -76,6 +78,7 @@ public final class WorkerMain {
         Map<String, String> overrides = new HashMap<>();
         List<String> brains = new ArrayList<>();
         List<String> roots = new ArrayList<>();
+        List<String> pluginDirs = new ArrayList<>();
         Optional<Path> file = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
@@ -106,11 +109,15 @@ public final class WorkerMain {
                 case "--state-dir" -> overrides.put("worker.state-dir", value);
                 case "--max-reconnect-attempts" -> overrides.put("worker.reconnect.max-attempts", value);
                 case "--config" -> file = Optional.of(Path.of(value));
+                case "--plugins-dir" -> pluginDirs.add(value);
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
         if (!brains.isEmpty()) {
             overrides.put("worker.brain-urls", String.join(",", brains));
+        }
+        if (!pluginDirs.isEmpty()) {
+            overrides.put("plugins.dirs", String.join(",", pluginDirs));
         }
         if (!roots.isEmpty()) {
             overrides.put("tools.roots", String.join(",", roots));

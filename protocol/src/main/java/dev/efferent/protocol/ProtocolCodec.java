@@ -172,7 +172,8 @@ public final class ProtocolCodec {
                     annotations.map(a -> a.bool("readOnlyHint", false)).orElse(false),
                     annotations.map(a -> a.bool("destructiveHint", false)).orElse(false),
                     annotations.map(a -> a.bool("idempotentHint", false)).orElse(false),
-                    annotations.map(a -> a.bool("openWorldHint", false)).orElse(false)));
+                    annotations.map(a -> a.bool("openWorldHint", false)).orElse(false),
+                    t.optionalText("origin")));
         }
         return tools;
     }
@@ -285,6 +286,9 @@ public final class ProtocolCodec {
         hints.put("destructiveHint", tool.destructive());
         hints.put("idempotentHint", tool.idempotent());
         hints.put("openWorldHint", tool.openWorld());
+        if (!tool.origin().isEmpty()) {
+            t.put("origin", tool.origin());
+        }
         return t;
     }
 }

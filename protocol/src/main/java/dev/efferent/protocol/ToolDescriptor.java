@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param destructive the tool may destroy data
  * @param idempotent  calling it twice with the same params has no further effect
  * @param openWorld   the tool reaches beyond the machine (network, web pages)
+ * @param origin      where the tool came from on the worker (module, version, jar), for people; may be empty
  */
 public record ToolDescriptor(String name,
                              String description,
@@ -23,11 +24,19 @@ public record ToolDescriptor(String name,
                              boolean readOnly,
                              boolean destructive,
                              boolean idempotent,
-                             boolean openWorld) {
+                             boolean openWorld,
+                             String origin) {
     public ToolDescriptor {
+        Objects.requireNonNull(origin, "origin");
         Checks.text(name, "name");
         Objects.requireNonNull(description, "description");
         Objects.requireNonNull(inputSchema, "inputSchema");
         Checks.text(placement, "placement");
+    }
+
+    /** A descriptor with no origin. */
+    public ToolDescriptor(String name, String description, ObjectNode inputSchema, String placement, boolean readOnly,
+                          boolean destructive, boolean idempotent, boolean openWorld) {
+        this(name, description, inputSchema, placement, readOnly, destructive, idempotent, openWorld, "");
     }
 }

@@ -46,7 +46,7 @@ final class RouterState {
                 .sorted(Comparator.comparing(ToolDescriptor::name))
                 .map(d -> new ToolInfo(d, settings.placementOf(d.name(), Placement.valueOf(d.placement())).name(),
                         sessions.values().stream().filter(s -> s.tools.containsKey(d.name())).map(s -> s.name).toList(),
-                        origins.getOrDefault(d.name(), "")))
+                        origins.getOrDefault(d.name(), d.origin())))
                 .toList();
     }
 

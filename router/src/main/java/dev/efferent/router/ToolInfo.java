@@ -10,7 +10,7 @@ import java.util.List;
  * @param descriptor the tool's spec as workers advertise it
  * @param placement  where it runs, after configuration overrides
  * @param workers    names of the online workers that have it (the brain's own worker is {@code brain})
- * @param origin     where the brain's own copy came from (module, version, jar), empty for worker-only tools
+ * @param origin     where the tool came from (module, version, jar): the brain's own copy, else as a worker said
  */
 public record ToolInfo(ToolDescriptor descriptor, String placement, List<String> workers, String origin) {
 }

@@ -2,6 +2,7 @@ package dev.efferent.core.channel;
 
 import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.plugin.PluginException;
+import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.plugin.PluginRegistry;
 import io.helidon.config.Config;
 
@@ -21,6 +22,13 @@ public final class Channels {
     public static PluginRegistry.Builder<ChannelProvider> providers() {
         return PluginRegistry.<ChannelProvider>builder("channel", ChannelProvider::name)
                 .discover(ServiceLoader.load(ChannelProvider.class));
+    }
+
+    /** The channel providers on the module path and in the plugins' layers. */
+    public static PluginRegistry.Builder<ChannelProvider> providers(PluginLayers plugins, boolean failOnError) {
+        return PluginRegistry.<ChannelProvider>builder("channel", ChannelProvider::name)
+                .discover(plugins.providers(ChannelProvider.class, ServiceLoader.load(ChannelProvider.class), failOnError))
+                .failOnError(failOnError);
     }
 
     /**

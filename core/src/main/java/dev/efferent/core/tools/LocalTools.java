@@ -2,6 +2,7 @@ package dev.efferent.core.tools;
 
 import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigSettings;
+import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.plugin.PluginRegistry;
 import dev.efferent.tools.spi.AllowedRoots;
 import dev.efferent.tools.spi.ToolException;
@@ -22,7 +23,13 @@ public final class LocalTools {
 
     /** An executor over the toolkits on the module path, configured by {@code config} (the root node). */
     public static LocalToolExecutor open(Config config) {
-        return open(config, ToolCatalog.toolkitProviders().build());
+        return open(config, PluginLayers.none());
+    }
+
+    /** An executor over the toolkits on the module path and in {@code plugins}. */
+    public static LocalToolExecutor open(Config config, PluginLayers plugins) {
+        boolean failOnError = PluginLayers.failOnError(config);
+        return open(config, ToolCatalog.toolkitProviders(plugins, failOnError).build());
     }
 
     /** An executor over the given toolkit providers, configured by {@code config} (the root node). */

@@ -11,6 +11,7 @@ import com.networknt.schema.SchemaValidatorsConfig;
 import com.networknt.schema.SpecVersion;
 import dev.efferent.core.plugin.PluginException;
 import dev.efferent.core.plugin.PluginInfo;
+import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.plugin.PluginRegistry;
 import dev.efferent.tools.spi.Settings;
 import dev.efferent.tools.spi.Tool;
@@ -50,6 +51,13 @@ public final class ToolCatalog implements AutoCloseable {
     public static PluginRegistry.Builder<ToolkitProvider> toolkitProviders() {
         return PluginRegistry.<ToolkitProvider>builder("toolkit", ToolkitProvider::name)
                 .discover(ServiceLoader.load(ToolkitProvider.class));
+    }
+
+    /** The toolkit providers on the module path and in the plugins' layers. */
+    public static PluginRegistry.Builder<ToolkitProvider> toolkitProviders(PluginLayers plugins, boolean failOnError) {
+        return PluginRegistry.<ToolkitProvider>builder("toolkit", ToolkitProvider::name)
+                .discover(plugins.providers(ToolkitProvider.class, ServiceLoader.load(ToolkitProvider.class), failOnError))
+                .failOnError(failOnError);
     }
 
     /**

@@ -20,6 +20,6 @@ public final class ToolDescriptors {
         ToolSpec spec = entry.spec();
         ToolHints h = spec.hints();
         return new ToolDescriptor(spec.name(), spec.description(), entry.inputSchema(), placement.name(),
-                h.readOnly(), h.destructive(), h.idempotent(), h.openWorld());
+                h.readOnly(), h.destructive(), h.idempotent(), h.openWorld(), entry.origin().describeModule());
     }
 }
