@@ -13,5 +13,6 @@ module efferent.brain {
     requires io.helidon.webserver.observe.health;
     requires io.helidon.webserver.observe.metrics;
     requires io.helidon.health;
+    requires io.helidon.common.socket;
     requires io.helidon.metrics.api;
 }

@@ -127,6 +127,7 @@ final class Worker implements AutoCloseable {
                     .addHeader(HeaderValues.create(HeaderNames.AUTHORIZATION, "Bearer " + settings.secret()))
                     .socketOptions(SocketOptions.builder()
                             .connectTimeout(Duration.ofSeconds(10))
+                            .tcpNoDelay(true)
                             .readTimeout(settings.brainTimeout())
                             .build())
                     .build();

@@ -20,6 +20,13 @@ public interface TaskQueue extends AutoCloseable {
     Task enqueue(NewTask task);
 
     /**
+     * Adds many tasks at once; providers may do it in one transaction. Returns them in order.
+     */
+    default List<Task> enqueueAll(List<NewTask> tasks) {
+        return tasks.stream().map(this::enqueue).toList();
+    }
+
+    /**
      * Claims up to {@link ClaimRequest#limit()} due tasks the worker can run: queued, run-at reached, tool in
      * its capabilities, targeted at it or at no one; highest priority first, then oldest. Each becomes
      * {@link TaskStatus#CLAIMED} with the worker as lease owner, its attempt counted. No task is claimed twice.

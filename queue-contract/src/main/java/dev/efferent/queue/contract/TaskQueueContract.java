@@ -516,6 +516,15 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void enqueueAllAddsEveryTaskInOrder() {
+        List<Task> added = queue.enqueueAll(List.of(NewTask.builder("a", "{}").build(),
+                NewTask.builder("b", "{}").priority(9).build()));
+        assertEquals(List.of("a", "b"), added.stream().map(Task::tool).toList());
+        assertEquals(2, queue.countQueued());
+        assertEquals(added.get(1).id(), claim("w1", 1, "a", "b").getFirst().id());
+    }
+
+    @Test
     void taskIdsAreUnique() {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < 1000; i++) {

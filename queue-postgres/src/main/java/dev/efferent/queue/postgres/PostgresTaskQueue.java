@@ -112,6 +112,27 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     @Override
+    public List<Task> enqueueAll(List<NewTask> specs) {
+        Instant now = clock.instant();
+        return inTransaction("enqueue tasks", tx -> {
+            List<Task> added = new ArrayList<>(specs.size());
+            for (NewTask spec : specs) {
+                Optional<DbRow> row = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
+                                + "max_attempts, run_at, timeout_ms, target_worker, requester, idempotency_key, created_at, "
+                                + "updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                + "ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
+                        TaskIds.next(), spec.tool(), spec.params(), spec.priority(), spec.maxAttempts(),
+                        at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
+                        spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now));
+                added.add(row.map(TaskRows::task).orElseGet(() -> tx.get("SELECT * FROM " + t
+                        + " WHERE idempotency_key = ?", spec.idempotencyKey().orElseThrow()).map(TaskRows::task).orElseThrow()));
+            }
+            notify(tx, "work");
+            return added;
+        });
+    }
+
+    @Override
     public List<Task> claim(ClaimRequest request) {
         if (request.capabilities().isEmpty()) {
             return List.of();

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Turns the figures bench/run.sh printed (key = value lines) into docs/BENCHMARKS.md, on standard output.
+set -euo pipefail
+f="$1"
+v() { sed -n "s/^$1 = //p" "$f" | head -n 1; }
+runtime="system-tests/target/runtime-figures.txt"
+machine="$(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB, $(. /etc/os-release; echo "$PRETTY_NAME"), JDK $(v jdk || true)"
+cat <<MD
+# Benchmarks
+
+Measured on this project's machine kind: $(nproc) cores, $(free -g | awk '/Mem:/{print $2}') GiB RAM,
+$(. /etc/os-release; echo "$PRETTY_NAME"), $(date -u +%Y-%m-%d). Everything runs on loopback. Latencies are the
+median over 3 runs of each run's p50 and p99; rates are the median of 3 runs (the queue figures are one run of each).
+Reproduce with \`bin/efferent build && bench/run.sh [scenario]\` (\`roundtrip\`, \`throughput\`, \`drain\`, \`queue\`,
+\`connections\` or \`all\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
+
+## 1. Dispatch round trip
+
+A caller in the brain's process submits a no-op task and waits for its result: router → queue (memory) →
+WebSocket → worker (accepts and answers at once) → WebSocket → router → caller. $(v roundtrip.calls) sequential
+calls after a warm-up. The floor is a WebSocket echo of one small frame on the same Helidon server and client, in
+the same run.
+
+| | p50 | p99 |
+|---|---|---|
+| floor: WebSocket echo | $(v roundtrip.echo.p50) | $(v roundtrip.echo.p99) |
+| dispatch round trip | $(v roundtrip.dispatch.p50) | $(v roundtrip.dispatch.p99) |
+
+Our p50 is **$(v roundtrip.ratio)** the floor (goal: within 3×); p99 goal: under 2 ms. A round trip is three
+frames over the wire (dispatch, accepted, result) against the echo's two, plus an enqueue, a claim, a completion
+and two hops through the router's thread.
+
+## 2. Concurrent throughput
+
+64 callers submit no-op tasks and wait for each result; workers have 4 slots each, each a real WebSocket
+connection; memory queue.
+
+| workers | tasks/s |
+|---|---|
+| 1 | $(v throughput.workers.1) |
+| 4 | $(v throughput.workers.4) |
+| 16 | $(v throughput.workers.16) |
+
+## 3. Queue throughput
+
+Each provider alone, 8 threads (like pgbench's 8 clients). Baseline **B** = pgbench on the same PostgreSQL,
+one single-row \`UPDATE\` per transaction, \`pgbench -n -M prepared -c 8 -j 2 -T 15\` (scale 10), in the same run:
+**$(v queue.pgbench.B)**.
+
+| figure | memory | PostgreSQL (ratio of B) |
+|---|---|---|
+| single enqueue | $(v queue.memory.enqueue) | $(v queue.postgres.enqueue) |
+| batch enqueue (64 rows per transaction), rows/s | $(v queue.memory.batch-enqueue) | $(v queue.postgres.batch-enqueue) |
+| claim + complete, unbatched | $(v queue.memory.claim-complete) | $(v queue.postgres.claim-complete) |
+| claim 64 + complete each (batched claims) | $(v queue.memory.claim64-complete) | $(v queue.postgres.claim64-complete) |
+| insert → claim p50 | $(v queue.memory.insert-to-claim.p50) | $(v queue.postgres.insert-to-claim.p50) |
+| insert → claim p99 | $(v queue.memory.insert-to-claim.p99) | $(v queue.postgres.insert-to-claim.p99) |
+
+Goals for PostgreSQL: unbatched end-to-end ≥ 0.3 B, batched drain ≥ 1.5 B, insert → claim p50 ≤ 5 ms and
+p99 ≤ 25 ms (the claimer is woken by \`LISTEN/NOTIFY\`; the memory queue's claimer polls every millisecond).
+
+## 4. Drain
+
+$(v drain.tasks) tasks queued while no worker is online; then one worker (16 slots) connects. Time from its
+connect to the last result: **$(v drain.time)** ($(v drain.rate)), memory queue.
+
+## 5. Connections
+
+The real brain (\`app-brain/target/lib\`, \`-Xmx1g\`, hands enabled) as its own process; idle workers connect from
+the benchmark process and heartbeat every 10 s. Heap after a full GC (\`jcmd GC.heap_info\`), RSS from
+\`/proc\`, CPU over 10 idle seconds; then 500 sequential no-op tasks through the REST API
+(\`POST /api/v1/tasks?wait\`) while all are connected.
+
+| idle workers | connect time | heap used | RSS | idle CPU | REST no-op p50 | REST no-op p99 |
+|---|---|---|---|---|---|---|
+| 1,000 | $(v connections.1000.connect) | $(v connections.1000.heap-used) | $(v connections.1000.rss) | $(v connections.1000.idle-cpu) | $(v connections.1000.rest-noop.p50) | $(v connections.1000.rest-noop.p99) |
+| 5,000 | $(v connections.5000.connect) | $(v connections.5000.heap-used) | $(v connections.5000.rss) | $(v connections.5000.idle-cpu) | $(v connections.5000.rest-noop.p50) | $(v connections.5000.rest-noop.p99) |
+| 10,000 | $(v connections.10000.connect) | $(v connections.10000.heap-used) | $(v connections.10000.rss) | $(v connections.10000.idle-cpu) | $(v connections.10000.rest-noop.p50) | $(v connections.10000.rest-noop.p99) |
+
+Goal: 10,000 on this 2-core machine in under 1 GiB of heap.
+
+## 6. Footprint of the runtimes
+
+MD
+if [ -f "$runtime" ]; then
+  echo "From \`system-tests\` (\`RuntimesTest\`): runtimes built by \`bin/build-runtimes\`, launched by their \`bin/brain\` and"
+  echo "\`bin/worker\`, default JVM settings."
+  echo
+  echo '```'
+  cat "$runtime"
+  echo '```'
+else
+  echo "Run \`mvn -pl system-tests verify -Dtest=RuntimesTest\` to measure them."
+fi

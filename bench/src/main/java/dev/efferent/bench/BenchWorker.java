@@ -1,0 +1,108 @@
+package dev.efferent.bench;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.protocol.TaskAccepted;
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskResult;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.protocol.WorkerAck;
+import dev.efferent.protocol.WorkerHeartbeat;
+import dev.efferent.protocol.WorkerRegister;
+import io.helidon.webclient.websocket.WsClient;
+import io.helidon.websocket.WsListener;
+import io.helidon.websocket.WsSession;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A worker speaking the protocol with one tool, {@code noop}, that answers at once: it measures what the brain and
+ * the wire add, not a tool.
+ */
+final class BenchWorker implements WsListener {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final ToolDescriptor NOOP = new ToolDescriptor("noop", "does nothing", JSON.createObjectNode().put("type", "object"),
+            "LOCAL", true, false, true, false);
+    private static final ObjectNode RESULT = (ObjectNode) JSON.createObjectNode().put("isError", false)
+            .set("content", JSON.createArrayNode().add(JSON.createObjectNode().put("type", "text").put("text", "ok")));
+
+    private final ProtocolCodec codec = new ProtocolCodec();
+    private final String id;
+    private final int slots;
+    final CompletableFuture<WorkerAck> registered = new CompletableFuture<>();
+    private volatile WsSession session;
+    private final java.util.concurrent.ExecutorService replies = java.util.concurrent.Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().daemon().factory());
+
+    BenchWorker(String id, int slots) {
+        this.id = id;
+        this.slots = slots;
+    }
+
+    static BenchWorker connect(int port, String id, int slots) {
+        return connect(port, id, slots, null);
+    }
+
+    static BenchWorker connect(int port, String id, int slots, String secret) {
+        BenchWorker worker = new BenchWorker(id, slots);
+        var builder = WsClient.builder().baseUri("ws://127.0.0.1:" + port)
+                .socketOptions(io.helidon.common.socket.SocketOptions.builder().tcpNoDelay(true).build());
+        if (secret != null) {
+            builder.addHeader(io.helidon.http.HeaderValues.create(io.helidon.http.HeaderNames.AUTHORIZATION,
+                    "Bearer " + secret));
+        }
+        builder.build().connect("/ws/worker", worker);
+        return worker;
+    }
+
+    @Override
+    public void onOpen(WsSession session) {
+        this.session = session;
+        send(new WorkerRegister(1, id, id, "bench", "bench", List.of(NOOP), slots));
+    }
+
+    @Override
+    public void onMessage(WsSession session, String text, boolean last) {
+        Message m;
+        try {
+            m = codec.decode(text);
+        } catch (RuntimeException e) {
+            System.err.println("bench worker " + id + " cannot read " + text + ": " + e);
+            return;
+        }
+        if (Boolean.getBoolean("efferent.bench.trace")) {
+            System.err.println("bench worker " + id + " got " + m.type());
+        }
+        switch (m) {
+            case WorkerAck ack -> registered.complete(ack);
+            case TaskDispatch d -> replies.execute(() -> {
+                // Replies leave from another thread, as a real worker's do (its tools run on their own threads).
+                send(new TaskAccepted(d.taskId()));
+                send(TaskResult.completed(d.taskId(), RESULT, 0));
+            });
+            default -> {
+            }
+        }
+    }
+
+    @Override
+    public void onError(WsSession session, Throwable t) {
+        System.err.println("bench worker " + id + ": " + t);
+        t.printStackTrace();
+    }
+
+    void heartbeat() {
+        send(new WorkerHeartbeat(1, 0, 0));
+    }
+
+    synchronized void send(Message m) {
+        session.send(codec.encode(m), true);
+    }
+
+    void close() {
+        session.close(1000, "done");
+    }
+}

@@ -1,0 +1,188 @@
+package dev.efferent.bench;
+
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueEvents;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.router.Queues;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntConsumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** The queue providers alone, with 8 threads like pgbench's 8 clients, and pgbench itself as the baseline B. */
+final class QueueBench {
+    static final String URL = System.getProperty("efferent.bench.db.url", "jdbc:postgresql://127.0.0.1:5432/test");
+    static final String USER = System.getProperty("efferent.bench.db.user", "postgres");
+    private static final int THREADS = 8;
+    private static final Set<String> TOOLS = Set.of("t");
+
+    private QueueBench() {
+    }
+
+    static void run(boolean smoke) throws Exception {
+        double b = smoke ? 1 : pgbench();
+        if (!smoke) {
+            BenchMain.figure("queue.pgbench.B", String.format(Locale.ROOT, "%.0f tps", b));
+        }
+        for (String provider : List.of("memory", "postgres")) {
+            String schema = "efferent_bench_" + System.nanoTime() % 100000;
+            Map<String, String> settings = Map.of("url", URL, "user", USER, "schema", schema, "pool-size", "12");
+            int n = smoke ? 200 : 16_000;
+            try (TaskQueue q = Queues.providers().build().select(provider)
+                    .open(key -> Optional.ofNullable(settings.get(key)), Clock.systemUTC())) {
+                double enqueue = parallel(n, i -> q.enqueue(task()));
+                double batch = parallel(n * 4, i -> {
+                    if (i % 64 == 0) {
+                        q.enqueueAll(java.util.Collections.nCopies(64, task()));
+                    }
+                });
+                double unbatched = parallel(n, i -> claimAndComplete(q, 1));
+                double batched = parallel(n, i -> {
+                    if (i % 64 == 0) {
+                        claimAndComplete(q, 64);
+                    }
+                });
+                report(provider, "enqueue", enqueue, b);
+                report(provider, "batch-enqueue", batch, b);
+                report(provider, "claim-complete", unbatched, b);
+                report(provider, "claim64-complete", batched, b);
+                latency(provider, q, smoke ? 50 : 2000);
+            } finally {
+                if (provider.equals("postgres")) {
+                    sql("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+                }
+            }
+        }
+    }
+
+    private static NewTask task() {
+        return NewTask.builder("t", "{}").build();
+    }
+
+    private static void claimAndComplete(TaskQueue q, int limit) {
+        String worker = "w" + Thread.currentThread().threadId();
+        for (Task t : q.claim(new ClaimRequest(worker, TOOLS, limit, Duration.ofMinutes(5)))) {
+            q.complete(t.id(), "{}");
+        }
+    }
+
+    /** Rows per second over {@code n} operations shared by 8 threads. */
+    private static double parallel(int n, IntConsumer op) throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        List<Thread> threads = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int t = 0; t < THREADS; t++) {
+            threads.add(Thread.ofPlatform().start(() -> {
+                for (int i = next.getAndIncrement(); i < n; i = next.getAndIncrement()) {
+                    op.accept(i);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        return n / ((System.nanoTime() - start) / 1e9);
+    }
+
+    private static void report(String provider, String what, double rate, double b) {
+        String ratio = provider.equals("postgres") ? String.format(Locale.ROOT, " (%.2f B)", rate / b) : "";
+        BenchMain.figure("queue." + provider + "." + what, String.format(Locale.ROOT, "%.0f/s%s", rate, ratio));
+    }
+
+    /** One task every 5 ms; a claimer woken by the queue's notice (PostgreSQL) or polling every millisecond. */
+    private static void latency(String provider, TaskQueue q, int count) throws Exception {
+        Map<String, Long> enqueuedAt = new ConcurrentHashMap<>();
+        Stats stats = new Stats(count);
+        Semaphore wake = new Semaphore(0);
+        q.subscribe(new QueueEvents() {
+            @Override
+            public void workAvailable() {
+                wake.release();
+            }
+        });
+        Thread claimer = Thread.ofPlatform().start(() -> {
+            int seen = 0;
+            while (seen < count) {
+                try {
+                    wake.tryAcquire(provider.equals("memory") ? 1 : 50, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                for (Task t : q.claim(new ClaimRequest("lat", TOOLS, 64, Duration.ofMinutes(5)))) {
+                    Long at = enqueuedAt.get(t.id());
+                    long now = System.nanoTime();
+                    if (at != null) {
+                        stats.add(now - at);
+                        seen++;
+                    }
+                    q.complete(t.id(), "{}");
+                }
+            }
+        });
+        for (int i = 0; i < count; i++) {
+            long t = System.nanoTime();
+            Task task = q.enqueue(task());
+            enqueuedAt.put(task.id(), t);
+            Thread.sleep(5);
+        }
+        claimer.join(TimeUnit.SECONDS.toMillis(60));
+        BenchMain.figure("queue." + provider + ".insert-to-claim.p50", Stats.millis(stats.percentile(50)));
+        BenchMain.figure("queue." + provider + ".insert-to-claim.p99", Stats.millis(stats.percentile(99)));
+    }
+
+    /** pgbench, one single-row UPDATE per transaction, 8 clients, prepared: the baseline B. */
+    private static double pgbench() throws Exception {
+        sql("DROP DATABASE IF EXISTS efferent_pgbench");
+        sql("CREATE DATABASE efferent_pgbench");
+        Path script = Files.createTempFile("efferent-pgbench", ".sql");
+        Files.writeString(script, "\\set aid random(1, 1000000)\nUPDATE pgbench_accounts SET abalance = abalance + 1 "
+                + "WHERE aid = :aid;\n");
+        exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-i", "-q", "-s", "10", "efferent_pgbench"));
+        String out = exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-n", "-M", "prepared", "-c", "8", "-j", "2",
+                "-T", "15", "-f", script.toString(), "efferent_pgbench"));
+        sql("DROP DATABASE IF EXISTS efferent_pgbench");
+        Matcher m = Pattern.compile("tps = ([0-9.]+)").matcher(out);
+        if (!m.find()) {
+            throw new IllegalStateException("pgbench printed no tps:\n" + out);
+        }
+        return Double.parseDouble(m.group(1));
+    }
+
+    private static String exec(List<String> command) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new IllegalStateException(String.join(" ", command) + " failed:\n" + out);
+        }
+        return out;
+    }
+
+    private static void sql(String statement) throws Exception {
+        Properties props = new Properties();
+        props.setProperty("user", USER);
+        try (Connection c = DriverManager.getConnection(URL, props); Statement s = c.createStatement()) {
+            s.execute(statement);
+        }
+    }
+}
