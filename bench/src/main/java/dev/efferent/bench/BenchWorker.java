@@ -34,8 +34,8 @@ final class BenchWorker implements WsListener {
     private final int slots;
     final CompletableFuture<WorkerAck> registered = new CompletableFuture<>();
     private volatile WsSession session;
-    private final java.util.concurrent.ExecutorService replies = java.util.concurrent.Executors.newSingleThreadExecutor(
-            Thread.ofPlatform().daemon().factory());
+    private static final java.util.concurrent.ExecutorService REPLIES =
+            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
 
     BenchWorker(String id, int slots) {
         this.id = id;
@@ -49,7 +49,9 @@ final class BenchWorker implements WsListener {
     static BenchWorker connect(int port, String id, int slots, String secret) {
         BenchWorker worker = new BenchWorker(id, slots);
         var builder = WsClient.builder().baseUri("ws://127.0.0.1:" + port)
-                .socketOptions(io.helidon.common.socket.SocketOptions.builder().tcpNoDelay(true).build());
+                .socketOptions(io.helidon.common.socket.SocketOptions.builder().tcpNoDelay(true)
+                        // Idle workers hear nothing for long stretches; the default 30 s read timeout would end them.
+                        .readTimeout(java.time.Duration.ofHours(1)).build());
         if (secret != null) {
             builder.addHeader(io.helidon.http.HeaderValues.create(io.helidon.http.HeaderNames.AUTHORIZATION,
                     "Bearer " + secret));
@@ -78,7 +80,7 @@ final class BenchWorker implements WsListener {
         }
         switch (m) {
             case WorkerAck ack -> registered.complete(ack);
-            case TaskDispatch d -> replies.execute(() -> {
+            case TaskDispatch d -> REPLIES.execute(() -> {
                 // Replies leave from another thread, as a real worker's do (its tools run on their own threads).
                 send(new TaskAccepted(d.taskId()));
                 send(TaskResult.completed(d.taskId(), RESULT, 0));

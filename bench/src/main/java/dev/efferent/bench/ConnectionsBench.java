@@ -54,7 +54,15 @@ final class ConnectionsBench {
         ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
         try {
             awaitHealthy(http, port, brain, log);
-            List<BenchWorker> workers = new ArrayList<>(size);
+            List<BenchWorker> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+            // Heartbeats start with the first connection: connecting thousands takes longer than 2 × the interval.
+            heartbeats.scheduleAtFixedRate(() -> workers.forEach(w -> Thread.ofVirtual().start(() -> {
+                try {
+                    w.heartbeat();
+                } catch (RuntimeException e) {
+                    // A closed connection is counted below as a worker the brain lists offline.
+                }
+            })), 5, 5, TimeUnit.SECONDS);
             Semaphore inFlight = new Semaphore(200);
             long start = System.nanoTime();
             for (int i = 0; i < size; i++) {
@@ -67,13 +75,6 @@ final class ConnectionsBench {
                 w.registered.get(120, TimeUnit.SECONDS);
             }
             double connectSeconds = (System.nanoTime() - start) / 1e9;
-            heartbeats.scheduleAtFixedRate(() -> workers.forEach(w -> {
-                try {
-                    w.heartbeat();
-                } catch (RuntimeException e) {
-                    // A closed connection shows up below as a worker the brain lists offline.
-                }
-            }), 0, 10, TimeUnit.SECONDS);
             Thread.sleep(smoke ? 1000 : 20_000);
             jcmd(brain.pid(), "GC.run");
             Thread.sleep(1000);

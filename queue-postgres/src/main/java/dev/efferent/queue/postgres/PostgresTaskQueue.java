@@ -93,22 +93,22 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task enqueue(NewTask spec) {
         Instant now = clock.instant();
-        return inTransaction("enqueue a task", tx -> {
-            Optional<DbRow> inserted = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
-                            + "max_attempts, run_at, timeout_ms, target_worker, requester, idempotency_key, created_at, "
-                            + "updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, ?, ?, ?) "
-                            + "ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                    TaskIds.next(), spec.tool(), spec.params(), spec.priority(), spec.maxAttempts(),
-                    at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
-                    spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now));
-            if (inserted.isPresent()) {
-                notify(tx, "work");
-                return TaskRows.task(inserted.get());
-            }
-            return tx.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", spec.idempotencyKey().orElseThrow())
-                    .map(TaskRows::task).orElseThrow(() -> new QueueException("task with idempotency key '"
-                            + spec.idempotencyKey().get() + "' vanished while being enqueued; try again"));
-        });
+        // One statement in autocommit: the insert and its notice, without BEGIN and COMMIT round trips.
+        Optional<DbRow> inserted = run("enqueue a task", () -> db.execute().get("WITH i AS (INSERT INTO " + t
+                        + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
+                        + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, "
+                        + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *) "
+                        + "SELECT i.*, pg_notify(?, 'work') FROM i",
+                TaskIds.next(), spec.tool(), spec.params(), spec.priority(), spec.maxAttempts(),
+                at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
+                spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now), settings.channel()));
+        if (inserted.isPresent()) {
+            return TaskRows.task(inserted.get());
+        }
+        String key = spec.idempotencyKey().orElseThrow();
+        return run("read a task", () -> db.execute().get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
+                .map(TaskRows::task).orElseThrow(() -> new QueueException("task with idempotency key '" + key
+                        + "' vanished while being enqueued; try again"));
     }
 
     @Override
@@ -140,7 +140,8 @@ final class PostgresTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         String tools = String.join(SEP, request.capabilities());
         // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
-        List<DbRow> rows = inTransaction("claim tasks", tx -> tx.query(
+        // One statement in autocommit: it locks, updates and returns the rows itself.
+        List<DbRow> rows = run("claim tasks", () -> db.execute().query(
                 "WITH c AS (SELECT x.id FROM unnest(string_to_array(?, ?)) AS u(tool) CROSS JOIN LATERAL ("
                         + "SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' AND tool = u.tool "
                         + "AND run_at <= ? AND (target_worker IS NULL OR target_worker = ?) "
@@ -161,10 +162,14 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task start(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
-        return change(taskId, "start", Set.of(TaskStatus.CLAIMED), Optional.of(workerId), tx -> tx.get(
-                "UPDATE " + t + " SET status = 'RUNNING', lease_expires_at = ?, updated_at = ? "
-                        + "WHERE id = ? AND status = 'CLAIMED' AND lease_owner = ? RETURNING *",
-                at(now.plus(lease)), at(now), taskId, workerId), null);
+        Optional<DbRow> row = run("start a task", () -> db.execute().get("UPDATE " + t + " SET status = 'RUNNING', "
+                        + "lease_expires_at = ?, updated_at = ? WHERE id = ? AND status = 'CLAIMED' AND lease_owner = ? "
+                        + "RETURNING *", at(now.plus(lease)), at(now), taskId, workerId));
+        if (row.isEmpty()) {
+            throw run("start a task", () -> refusal(db.execute(), taskId, "start", Optional.of(workerId),
+                    Set.of(TaskStatus.CLAIMED)));
+        }
+        return TaskRows.task(row.get());
     }
 
     @Override
@@ -195,10 +200,15 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task complete(String taskId, String result) {
         Instant now = clock.instant();
-        return change(taskId, "complete", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.empty(),
-                tx -> tx.get("UPDATE " + t + " SET status = 'COMPLETED', result = ?, lease_expires_at = NULL, "
-                                + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN " + LEASED + " RETURNING *",
-                        result, at(now), at(now), taskId), "done:" + taskId);
+        Optional<DbRow> row = run("complete a task", () -> db.execute().get("WITH u AS (UPDATE " + t
+                        + " SET status = 'COMPLETED', result = ?, lease_expires_at = NULL, finished_at = ?, updated_at = ? "
+                        + "WHERE id = ? AND status IN " + LEASED + " RETURNING *) SELECT u.*, pg_notify(?, ?) FROM u",
+                result, at(now), at(now), taskId, settings.channel(), "done:" + taskId));
+        if (row.isEmpty()) {
+            throw run("complete a task", () -> refusal(db.execute(), taskId, "complete", Optional.empty(),
+                    Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING)));
+        }
+        return TaskRows.task(row.get());
     }
 
     @Override

@@ -1,0 +1,32 @@
+package dev.efferent.systemtests;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Every benchmark scenario for a moment (bench/run.sh --smoke), so the harness cannot rot. Timings are not checked. */
+class BenchSmokeTest {
+
+    @Test
+    void everyScenarioRunsAndReportsItsFigures() throws Exception {
+        Path root = Path.of(System.getProperty("efferent.test.root")).toAbsolutePath().normalize();
+        Path out = Files.createTempFile("bench-smoke", ".txt");
+        ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("bench/run.sh").toString(), "--smoke", "all")
+                .directory(root.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        assertTrue(p.waitFor(5, TimeUnit.MINUTES), "the smoke run took too long");
+        String text = Files.readString(out);
+        assertEquals(0, p.exitValue(), text);
+        for (String key : new String[]{"roundtrip.dispatch.p50", "roundtrip.echo.p50", "throughput.workers.16",
+                "drain.time", "queue.memory.claim-complete", "queue.postgres.insert-to-claim.p99",
+                "connections.20.heap-used", "connections.20.rest-noop.p99"}) {
+            assertTrue(text.contains(key + " = "), key + " missing from\n" + text);
+        }
+    }
+}
