@@ -54,19 +54,8 @@ class RoutingTest extends RouterFixture {
 
     private static Tool tool(String name, Placement placement,
                              java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
-        ToolSpec spec = new ToolSpec(name, name, "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}",
-                placement, ToolHints.READ_ONLY);
-        return new Tool() {
-            @Override
-            public ToolSpec spec() {
-                return spec;
-            }
-
-            @Override
-            public ToolResult call(ToolParams params, ToolContext context) {
-                return body.apply(params, context);
-            }
-        };
+        return Tool.of(new ToolSpec(name, name, "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}",
+                placement, ToolHints.READ_ONLY), body);
     }
 
     @Test

@@ -20,18 +20,7 @@ final class FakeToolkit implements Toolkit {
     volatile boolean slowSawInterrupt;
 
     static Tool tool(String name, String schema, BiFunction<ToolParams, ToolContext, ToolResult> body) {
-        ToolSpec spec = ToolSpec.local(name, "test tool " + name, schema, ToolHints.MUTATING);
-        return new Tool() {
-            @Override
-            public ToolSpec spec() {
-                return spec;
-            }
-
-            @Override
-            public ToolResult call(ToolParams params, ToolContext context) {
-                return body.apply(params, context);
-            }
-        };
+        return Tool.of(ToolSpec.local(name, "test tool " + name, schema, ToolHints.MUTATING), body);
     }
 
     @Override

@@ -86,19 +86,8 @@ final class BrowserToolkit implements Toolkit {
 
     private Tool tool(String name, String description, String properties, String required, ToolHints hints,
                       BiFunction<ToolParams, ToolContext, ToolResult> body) {
-        ToolSpec spec = ToolSpec.local(name, description, "{\"type\": \"object\", \"properties\": {" + properties.strip()
-                + "}, \"required\": " + required + ", \"additionalProperties\": false}", hints);
-        return new Tool() {
-            @Override
-            public ToolSpec spec() {
-                return spec;
-            }
-
-            @Override
-            public ToolResult call(ToolParams params, ToolContext context) {
-                return body.apply(params, context);
-            }
-        };
+        return Tool.of(ToolSpec.local(name, description, "{\"type\": \"object\", \"properties\": {"
+                + properties.strip() + "}, \"required\": " + required + ", \"additionalProperties\": false}", hints), body);
     }
 
     private ToolResult navigate(ToolParams p, ToolContext c) {

@@ -19,4 +19,26 @@ public interface Tool {
      * @throws ToolException for a failure whose message the user should read, e.g. a path outside the roots
      */
     ToolResult call(ToolParams params, ToolContext context);
+
+    /** A tool made of a spec and a function, for toolkits whose tools need no class of their own. */
+    static Tool of(ToolSpec spec, java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
+        java.util.Objects.requireNonNull(spec, "spec");
+        java.util.Objects.requireNonNull(body, "body");
+        return new Tool() {
+            @Override
+            public ToolSpec spec() {
+                return spec;
+            }
+
+            @Override
+            public ToolResult call(ToolParams params, ToolContext context) {
+                return body.apply(params, context);
+            }
+
+            @Override
+            public String toString() {
+                return "Tool[" + spec.name() + "]";
+            }
+        };
+    }
 }
