@@ -55,6 +55,22 @@ public interface TaskQueue extends AutoCloseable {
     Task complete(String taskId, String result);
 
     /**
+     * Stores many results at once (task id → result JSON text); providers may do it in one statement. Tasks that
+     * are no longer claimed or running are left as they are. Returns the tasks it completed.
+     */
+    default List<Task> completeAll(java.util.Map<String, String> results) {
+        List<Task> done = new java.util.ArrayList<>();
+        results.forEach((id, result) -> {
+            try {
+                done.add(complete(id, result));
+            } catch (IllegalTransitionException | TaskNotFoundException e) {
+                // Already finished elsewhere (cancelled, timed out): nothing to store.
+            }
+        });
+        return done;
+    }
+
+    /**
      * Records a failed attempt. With {@code retry} and attempts left the task goes back to {@code QUEUED}, due
      * after a backoff that doubles with each attempt; otherwise it becomes {@code FAILED}.
      */

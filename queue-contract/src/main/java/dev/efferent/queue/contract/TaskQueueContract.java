@@ -525,6 +525,20 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void completeAllStoresEveryResultOfTasksStillInFlight() {
+        Task a = enqueue("t");
+        Task b = enqueue("t");
+        Task gone = enqueue("t");
+        claim("w1", 3, "t");
+        queue.cancel(gone.id(), "changed my mind");
+        List<Task> done = queue.completeAll(java.util.Map.of(a.id(), "{\"n\":1}", b.id(), "{\"n\":2}", gone.id(), "{}"));
+        assertEquals(Set.of(a.id(), b.id()), Set.copyOf(ids(done)));
+        assertEquals("{\"n\":2}", queue.get(b.id()).orElseThrow().result().orElseThrow());
+        assertEquals(TaskStatus.COMPLETED, queue.get(a.id()).orElseThrow().status());
+        assertEquals(TaskStatus.CANCELLED, queue.get(gone.id()).orElseThrow().status());
+    }
+
+    @Test
     void taskIdsAreUnique() {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < 1000; i++) {

@@ -212,6 +212,40 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     @Override
+    public List<Task> completeAll(Map<String, String> results) {
+        if (results.isEmpty()) {
+            return List.of();
+        }
+        Instant now = clock.instant();
+        List<Object> params = new ArrayList<>();
+        StringBuilder values = new StringBuilder();
+        results.forEach((id, result) -> {
+            values.append(values.isEmpty() ? "" : ", ").append("(?, ?)");
+            params.add(id);
+            params.add(result);
+        });
+        params.add(at(now));
+        params.add(at(now));
+        // One statement for the whole batch: one commit instead of one per task.
+        List<Task> done = run("complete tasks", () -> db.execute().query("UPDATE " + t + " SET status = 'COMPLETED', "
+                + "result = v.result, lease_expires_at = NULL, finished_at = ?, updated_at = ? FROM (VALUES " + values
+                + ") AS v(id, result) WHERE " + t + ".id = v.id AND " + t + ".status IN " + LEASED + " RETURNING " + t + ".*",
+                reorder(params)).map(TaskRows::task).toList());
+        if (!done.isEmpty()) {
+            run("announce completions", () -> db.execute().query("SELECT pg_notify(?, 'done:' || x) FROM unnest(string_to_array(?, ?)) AS x",
+                    settings.channel(), String.join(SEP, done.stream().map(Task::id).toList()), SEP).toList());
+        }
+        return done;
+    }
+
+    /** SET's two timestamps come first in the statement, the VALUES after them. */
+    private static Object[] reorder(List<Object> params) {
+        List<Object> ordered = new ArrayList<>(params.subList(params.size() - 2, params.size()));
+        ordered.addAll(params.subList(0, params.size() - 2));
+        return ordered.toArray();
+    }
+
+    @Override
     public Task fail(String taskId, String error, boolean retry) {
         Instant now = clock.instant();
         return inTransaction("fail a task", tx -> {
