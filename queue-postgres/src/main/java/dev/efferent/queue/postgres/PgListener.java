@@ -64,7 +64,7 @@ final class PgListener implements AutoCloseable {
                 }
                 if (!warned) {
                     LOG.log(Level.WARNING, "Queue notifications interrupted ({0}); retrying every second, polling "
-                            + "meanwhile", PostgresTaskQueue.rootMessage(e));
+                            + "meanwhile", PgDatabase.rootMessage(e));
                     warned = true;
                 }
                 try {

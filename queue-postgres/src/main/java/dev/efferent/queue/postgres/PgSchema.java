@@ -91,7 +91,7 @@ final class PgSchema {
         } catch (RuntimeException e) {
             tx.rollback();
             throw e instanceof QueueException q ? q : new QueueException("could not create or migrate the queue "
-                    + "schema '" + schema + "': " + PostgresTaskQueue.rootMessage(e), e);
+                    + "schema '" + schema + "': " + PgDatabase.rootMessage(e), e);
         }
     }
 

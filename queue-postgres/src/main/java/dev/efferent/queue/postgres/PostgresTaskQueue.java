@@ -10,9 +10,6 @@ import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.queue.spi.TaskIds;
-import io.helidon.config.Config;
-import io.helidon.config.ConfigSources;
-import io.helidon.dbclient.DbClient;
 import io.helidon.dbclient.DbExecute;
 import io.helidon.dbclient.DbRow;
 import io.helidon.dbclient.DbTransaction;
@@ -23,7 +20,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -46,14 +42,11 @@ final class PostgresTaskQueue implements TaskQueue {
 
     private final PgSettings settings;
     private final Clock clock;
-    private final DbClient db;
+    private final PgDatabase db;
     private final String t;
     private final PgListener listener;
-    /** After a connection failure, calls fail at once for a moment instead of each waiting for the pool. */
-    private volatile long unreachableUntilNanos;
-    private volatile String outage = "";
 
-    private PostgresTaskQueue(PgSettings settings, Clock clock, DbClient db) {
+    private PostgresTaskQueue(PgSettings settings, Clock clock, PgDatabase db) {
         this.settings = settings;
         this.clock = clock;
         this.db = db;
@@ -62,39 +55,21 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     static PostgresTaskQueue open(PgSettings settings, Clock clock) {
-        DbClient db;
+        PgDatabase db = PgDatabase.connect(settings);
         try {
-            db = client(settings);
-        } catch (RuntimeException e) {
-            throw describe("connect to " + settings.url() + " as " + settings.user(), e);
-        }
-        try {
-            PgSchema.migrate(db, settings.schema());
+            PgSchema.migrate(db.client(), settings.schema());
         } catch (RuntimeException e) {
             db.close();
-            throw e instanceof QueueException q ? q : describe("open the queue at " + settings.url(), e);
+            throw e instanceof QueueException q ? q : PgDatabase.describe("open the queue at " + settings.url(), e);
         }
         return new PostgresTaskQueue(settings, clock, db);
-    }
-
-    private static DbClient client(PgSettings settings) {
-        return DbClient.create(Config.create(ConfigSources.create(Map.of(
-                "source", "jdbc",
-                "connection.url", settings.url(),
-                "connection.username", settings.user(),
-                "connection.password", settings.password(),
-                "connection.maximumPoolSize", String.valueOf(settings.poolSize()),
-                "connection.connectionTimeout", String.valueOf(Math.max(250, settings.connectTimeout().toMillis())),
-                "connection.poolName", "efferent-queue-" + settings.schema(),
-                "connection.dataSource.socketTimeout", String.valueOf(Math.max(1, settings.queryTimeout().toSeconds())),
-                "connection.dataSource.ApplicationName", "efferent"))));
     }
 
     @Override
     public Task enqueue(NewTask spec) {
         Instant now = clock.instant();
         // One statement in autocommit: the insert and its notice, without BEGIN and COMMIT round trips.
-        Optional<DbRow> inserted = run("enqueue a task", () -> db.execute().get("WITH i AS (INSERT INTO " + t
+        Optional<DbRow> inserted = db.run("enqueue a task", ex -> ex.get("WITH i AS (INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
                         + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, "
                         + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *) "
@@ -106,7 +81,7 @@ final class PostgresTaskQueue implements TaskQueue {
             return TaskRows.task(inserted.get());
         }
         String key = spec.idempotencyKey().orElseThrow();
-        return run("read a task", () -> db.execute().get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
+        return db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
                 .map(TaskRows::task).orElseThrow(() -> new QueueException("task with idempotency key '" + key
                         + "' vanished while being enqueued; try again"));
     }
@@ -114,7 +89,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public List<Task> enqueueAll(List<NewTask> specs) {
         Instant now = clock.instant();
-        return inTransaction("enqueue tasks", tx -> {
+        return db.inTransaction("enqueue tasks", tx -> {
             List<Task> added = new ArrayList<>(specs.size());
             for (NewTask spec : specs) {
                 Optional<DbRow> row = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
@@ -141,7 +116,7 @@ final class PostgresTaskQueue implements TaskQueue {
         String tools = String.join(SEP, request.capabilities());
         // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
         // One statement in autocommit: it locks, updates and returns the rows itself.
-        List<DbRow> rows = run("claim tasks", () -> db.execute().query(
+        List<DbRow> rows = db.run("claim tasks", ex -> ex.query(
                 "WITH c AS (SELECT x.id FROM unnest(string_to_array(?, ?)) AS u(tool) CROSS JOIN LATERAL ("
                         + "SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' AND tool = u.tool "
                         + "AND run_at <= ? AND (target_worker IS NULL OR target_worker = ?) "
@@ -162,11 +137,11 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task start(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
-        Optional<DbRow> row = run("start a task", () -> db.execute().get("UPDATE " + t + " SET status = 'RUNNING', "
+        Optional<DbRow> row = db.run("start a task", ex -> ex.get("UPDATE " + t + " SET status = 'RUNNING', "
                         + "lease_expires_at = ?, updated_at = ? WHERE id = ? AND status = 'CLAIMED' AND lease_owner = ? "
                         + "RETURNING *", at(now.plus(lease)), at(now), taskId, workerId));
         if (row.isEmpty()) {
-            throw run("start a task", () -> refusal(db.execute(), taskId, "start", Optional.of(workerId),
+            throw db.run("start a task", ex -> refusal(ex, taskId, "start", Optional.of(workerId),
                     Set.of(TaskStatus.CLAIMED)));
         }
         return TaskRows.task(row.get());
@@ -184,7 +159,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public int renewLeases(String workerId, Duration lease) {
         Instant now = clock.instant();
-        return run("renew leases", () -> (int) db.execute().dml("UPDATE " + t + " SET lease_expires_at = ?, "
+        return db.run("renew leases", ex -> (int) ex.dml("UPDATE " + t + " SET lease_expires_at = ?, "
                 + "updated_at = ? WHERE lease_owner = ? AND status = 'RUNNING'", at(now.plus(lease)), at(now), workerId));
     }
 
@@ -200,12 +175,12 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task complete(String taskId, String result) {
         Instant now = clock.instant();
-        Optional<DbRow> row = run("complete a task", () -> db.execute().get("WITH u AS (UPDATE " + t
+        Optional<DbRow> row = db.run("complete a task", ex -> ex.get("WITH u AS (UPDATE " + t
                         + " SET status = 'COMPLETED', result = ?, lease_expires_at = NULL, finished_at = ?, updated_at = ? "
                         + "WHERE id = ? AND status IN " + LEASED + " RETURNING *) SELECT u.*, pg_notify(?, ?) FROM u",
                 result, at(now), at(now), taskId, settings.channel(), "done:" + taskId));
         if (row.isEmpty()) {
-            throw run("complete a task", () -> refusal(db.execute(), taskId, "complete", Optional.empty(),
+            throw db.run("complete a task", ex -> refusal(ex, taskId, "complete", Optional.empty(),
                     Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING)));
         }
         return TaskRows.task(row.get());
@@ -227,12 +202,12 @@ final class PostgresTaskQueue implements TaskQueue {
         params.add(at(now));
         params.add(at(now));
         // One statement for the whole batch: one commit instead of one per task.
-        List<Task> done = run("complete tasks", () -> db.execute().query("UPDATE " + t + " SET status = 'COMPLETED', "
+        List<Task> done = db.run("complete tasks", ex -> ex.query("UPDATE " + t + " SET status = 'COMPLETED', "
                 + "result = v.result, lease_expires_at = NULL, finished_at = ?, updated_at = ? FROM (VALUES " + values
                 + ") AS v(id, result) WHERE " + t + ".id = v.id AND " + t + ".status IN " + LEASED + " RETURNING " + t + ".*",
                 reorder(params)).map(TaskRows::task).toList());
         if (!done.isEmpty()) {
-            run("announce completions", () -> db.execute().query("SELECT pg_notify(?, 'done:' || x) FROM unnest(string_to_array(?, ?)) AS x",
+            db.run("announce completions", ex -> ex.query("SELECT pg_notify(?, 'done:' || x) FROM unnest(string_to_array(?, ?)) AS x",
                     settings.channel(), String.join(SEP, done.stream().map(Task::id).toList()), SEP).toList());
         }
         return done;
@@ -248,7 +223,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task fail(String taskId, String error, boolean retry) {
         Instant now = clock.instant();
-        return inTransaction("fail a task", tx -> {
+        return db.inTransaction("fail a task", tx -> {
             Task current = lockForChange(tx, taskId, "fail", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING));
             return failAttempt(tx, current, error, retry, now);
         });
@@ -257,7 +232,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task cancel(String taskId, String reason) {
         Instant now = clock.instant();
-        return inTransaction("cancel a task", tx -> {
+        return db.inTransaction("cancel a task", tx -> {
             Optional<DbRow> row = tx.get("UPDATE " + t + " SET status = 'CANCELLED', error = ?, lease_expires_at = NULL, "
                             + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('QUEUED', 'CLAIMED', 'RUNNING') "
                             + "RETURNING *", reason, at(now), at(now), taskId);
@@ -272,7 +247,7 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public Optional<Task> get(String taskId) {
-        return run("read a task", () -> db.execute().get("SELECT * FROM " + t + " WHERE id = ?", taskId)
+        return db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE id = ?", taskId)
                 .map(TaskRows::task));
     }
 
@@ -283,7 +258,7 @@ final class PostgresTaskQueue implements TaskQueue {
         }
         String where = statuses.isEmpty() ? "" : " WHERE status IN (" + statuses.stream()
                 .map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ")) + ")";
-        return run("list tasks", () -> db.execute().query("SELECT * FROM " + t + where
+        return db.run("list tasks", ex -> ex.query("SELECT * FROM " + t + where
                 + " ORDER BY created_at, seq LIMIT ?", limit).map(TaskRows::task).toList());
     }
 
@@ -294,13 +269,13 @@ final class PostgresTaskQueue implements TaskQueue {
         }
         String where = statuses.isEmpty() ? "" : " WHERE status IN (" + statuses.stream()
                 .map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ")) + ")";
-        return run("list tasks", () -> db.execute().query("SELECT * FROM " + t + where
+        return db.run("list tasks", ex -> ex.query("SELECT * FROM " + t + where
                 + " ORDER BY created_at DESC, seq DESC LIMIT ?", limit).map(TaskRows::task).toList());
     }
 
     @Override
     public long countQueued() {
-        return run("count queued tasks", () -> db.execute().get("SELECT count(*) AS n FROM " + t
+        return db.run("count queued tasks", ex -> ex.get("SELECT count(*) AS n FROM " + t
                 + " WHERE status = 'QUEUED'").orElseThrow().column("n").get(Number.class).longValue());
     }
 
@@ -309,7 +284,7 @@ final class PostgresTaskQueue implements TaskQueue {
         if (capabilities.isEmpty()) {
             return 0;
         }
-        return run("count queued tasks", () -> db.execute().get("SELECT count(*) AS n FROM " + t
+        return db.run("count queued tasks", ex -> ex.get("SELECT count(*) AS n FROM " + t
                         + " WHERE status = 'QUEUED' AND tool = ANY (string_to_array(?, ?)) "
                         + "AND (target_worker IS NULL OR target_worker = ?)", String.join(SEP, capabilities), SEP, workerId)
                 .orElseThrow().column("n").get(Number.class).longValue());
@@ -318,7 +293,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public List<Task> requeueExpiredLeases() {
         Instant now = clock.instant();
-        return inTransaction("requeue expired leases", tx -> {
+        return db.inTransaction("requeue expired leases", tx -> {
             List<Task> expired = tx.query("SELECT * FROM " + t + " WHERE status IN " + LEASED
                     + " AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT 500 FOR UPDATE SKIP LOCKED", at(now))
                     .map(TaskRows::task).toList();
@@ -343,7 +318,7 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public int deleteFinishedBefore(Instant cutoff) {
-        return run("delete finished tasks", () -> (int) db.execute().dml("DELETE FROM " + t + " WHERE status IN "
+        return db.run("delete finished tasks", ex -> (int) ex.dml("DELETE FROM " + t + " WHERE status IN "
                 + FINISHED + " AND finished_at < ?", at(cutoff)));
     }
 
@@ -386,7 +361,7 @@ final class PostgresTaskQueue implements TaskQueue {
     /** Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner). */
     private Task change(String taskId, String action, Set<TaskStatus> allowed, Optional<String> owner,
                         Function<DbTransaction, Optional<DbRow>> update, String notice) {
-        return inTransaction(action + " a task", tx -> {
+        return db.inTransaction(action + " a task", tx -> {
             Optional<DbRow> row = update.apply(tx);
             if (row.isEmpty()) {
                 throw refusal(tx, taskId, action, owner, allowed);
@@ -419,88 +394,5 @@ final class PostgresTaskQueue implements TaskQueue {
     private void notify(DbExecute tx, String payload) {
         // pg_notify through a query: a DML call refuses statements that return a row.
         tx.query("SELECT pg_notify(?, ?)", settings.channel(), payload).toList();
-    }
-
-    private <T> T inTransaction(String what, Function<DbTransaction, T> work) {
-        failFastWhileUnreachable(what);
-        DbTransaction tx;
-        try {
-            tx = db.transaction();
-        } catch (RuntimeException e) {
-            throw failure(what, e);
-        }
-        try {
-            T result = work.apply(tx);
-            tx.commit();
-            return result;
-        } catch (QueueException e) {
-            rollback(tx, e);
-            throw e;
-        } catch (RuntimeException e) {
-            rollback(tx, e);
-            throw failure(what, e);
-        }
-    }
-
-    private static void rollback(DbTransaction tx, RuntimeException cause) {
-        try {
-            tx.rollback();
-        } catch (RuntimeException e) {
-            cause.addSuppressed(e);
-        }
-    }
-
-    private <T> T run(String what, java.util.function.Supplier<T> work) {
-        failFastWhileUnreachable(what);
-        try {
-            return work.get();
-        } catch (QueueException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw failure(what, e);
-        }
-    }
-
-    private void failFastWhileUnreachable(String what) {
-        if (System.nanoTime() - unreachableUntilNanos < 0) {
-            throw new QueueException("PostgreSQL could not " + what + ": the database is unreachable (" + outage
-                    + "); retrying in the background");
-        }
-    }
-
-    private QueueException failure(String what, Throwable e) {
-        if (connectionLost(e)) {
-            outage = rootMessage(e);
-            unreachableUntilNanos = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
-        }
-        return describe(what, e);
-    }
-
-    private static QueueException describe(String what, Throwable e) {
-        return new QueueException("PostgreSQL could not " + what + ": " + rootMessage(e), e);
-    }
-
-    /** Whether {@code e} says the database cannot be reached, as opposed to a bad statement. */
-    private static boolean connectionLost(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.sql.SQLTransientConnectionException || t instanceof java.net.ConnectException) {
-                return true;
-            }
-            if (t instanceof java.sql.SQLException sql && sql.getSQLState() != null
-                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
-        return message.strip().toLowerCase(Locale.ROOT).startsWith("connection") || message.contains("refused")
-                ? message + " (is PostgreSQL running and reachable?)" : message;
     }
 }

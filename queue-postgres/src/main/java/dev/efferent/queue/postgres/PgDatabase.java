@@ -1,0 +1,146 @@
+package dev.efferent.queue.postgres;
+
+import dev.efferent.queue.QueueException;
+import io.helidon.config.Config;
+import io.helidon.config.ConfigSources;
+import io.helidon.dbclient.DbClient;
+import io.helidon.dbclient.DbExecute;
+import io.helidon.dbclient.DbTransaction;
+
+import java.net.ConnectException;
+import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The queue's connection pool. Every failure comes out as a {@link QueueException} saying what the queue could not
+ * do and why; after a lost connection, calls fail at once for a moment instead of each waiting for the pool.
+ */
+final class PgDatabase implements AutoCloseable {
+    private static final long FAIL_FAST_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final DbClient client;
+    private volatile long unreachableUntilNanos;
+    private volatile String outage = "";
+
+    private PgDatabase(DbClient client) {
+        this.client = client;
+    }
+
+    static PgDatabase connect(PgSettings settings) {
+        try {
+            return new PgDatabase(DbClient.create(Config.create(ConfigSources.create(Map.of(
+                    "source", "jdbc",
+                    "connection.url", settings.url(),
+                    "connection.username", settings.user(),
+                    "connection.password", settings.password(),
+                    "connection.maximumPoolSize", String.valueOf(settings.poolSize()),
+                    "connection.connectionTimeout",
+                    String.valueOf(Math.max(250, settings.connectTimeout().toMillis())),
+                    "connection.poolName", "efferent-queue-" + settings.schema(),
+                    "connection.dataSource.socketTimeout",
+                    String.valueOf(Math.max(1, settings.queryTimeout().toSeconds())),
+                    "connection.dataSource.ApplicationName", "efferent")))));
+        } catch (RuntimeException e) {
+            throw describe("connect to " + settings.url() + " as " + settings.user(), e);
+        }
+    }
+
+    DbClient client() {
+        return client;
+    }
+
+    /** Runs {@code work} as one autocommit statement (or a few); {@code what} completes "could not ...". */
+    <T> T run(String what, Function<DbExecute, T> work) {
+        failFastWhileUnreachable(what);
+        try {
+            return work.apply(client.execute());
+        } catch (QueueException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failure(what, e);
+        }
+    }
+
+    /** Runs {@code work} in one transaction, committed when it returns and rolled back when it throws. */
+    <T> T inTransaction(String what, Function<DbTransaction, T> work) {
+        failFastWhileUnreachable(what);
+        DbTransaction tx;
+        try {
+            tx = client.transaction();
+        } catch (RuntimeException e) {
+            throw failure(what, e);
+        }
+        try {
+            T result = work.apply(tx);
+            tx.commit();
+            return result;
+        } catch (QueueException e) {
+            rollback(tx, e);
+            throw e;
+        } catch (RuntimeException e) {
+            rollback(tx, e);
+            throw failure(what, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    private static void rollback(DbTransaction tx, RuntimeException cause) {
+        try {
+            tx.rollback();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private void failFastWhileUnreachable(String what) {
+        if (System.nanoTime() - unreachableUntilNanos < 0) {
+            throw new QueueException("PostgreSQL could not " + what + ": the database is unreachable (" + outage
+                    + "); retrying in the background");
+        }
+    }
+
+    private QueueException failure(String what, Throwable e) {
+        if (connectionLost(e)) {
+            outage = rootMessage(e);
+            unreachableUntilNanos = System.nanoTime() + FAIL_FAST_NANOS;
+        }
+        return describe(what, e);
+    }
+
+    static QueueException describe(String what, Throwable e) {
+        return new QueueException("PostgreSQL could not " + what + ": " + rootMessage(e), e);
+    }
+
+    /** Whether {@code e} says the database cannot be reached, as opposed to a bad statement. */
+    private static boolean connectionLost(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLTransientConnectionException || t instanceof ConnectException) {
+                return true;
+            }
+            if (t instanceof SQLException sql && sql.getSQLState() != null
+                    && (sql.getSQLState().startsWith("08") || sql.getSQLState().startsWith("57P"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The innermost cause's message, with a hint when it says the server could not be reached. */
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        String message = t.getMessage() == null ? t.getClass().getSimpleName() : t.getMessage();
+        return message.strip().toLowerCase(Locale.ROOT).startsWith("connection") || message.contains("refused")
+                ? message + " (is PostgreSQL running and reachable?)" : message;
+    }
+}
