@@ -1,8 +1,18 @@
 // The Efferent web console: one conversation per browser (kept in localStorage), live tasks and workers.
+// The API token is kept only for this tab (sessionStorage) and sent in the socket's first frame, never in a URL.
 (() => {
   const $ = (id) => document.getElementById(id);
   const store = window.localStorage;
-  let token = store.getItem('efferent.token') || '';
+  const tabStore = window.sessionStorage;
+  store.removeItem('efferent.token'); // kept there by earlier versions
+  let token = tabStore.getItem('efferent.token') || '';
+  // The brain's start-up log offers a link with the token in the fragment, which browsers never send to a server.
+  const fromLink = new URLSearchParams(location.hash.slice(1)).get('token');
+  if (fromLink) {
+    token = fromLink;
+    tabStore.setItem('efferent.token', token);
+    history.replaceState(null, '', location.pathname + location.search);
+  }
   let conversation = store.getItem('efferent.conversation');
   if (!conversation) {
     conversation = (crypto.randomUUID ? crypto.randomUUID() : String(Date.now()) + Math.random().toString(16).slice(2));
@@ -36,10 +46,13 @@
 
   function connect() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const url = `${scheme}://${location.host}/ws/console?conversation=${encodeURIComponent(conversation)}`
-      + (token ? `&token=${encodeURIComponent(token)}` : '');
+    const url = `${scheme}://${location.host}/ws/console?conversation=${encodeURIComponent(conversation)}`;
     socket = new WebSocket(url);
-    socket.onopen = () => { retry = 500; setConn('open', 'Connected'); };
+    socket.onopen = () => {
+      if (token) socket.send(JSON.stringify({ type: 'auth', token }));
+      retry = 500;
+      setConn('open', 'Connected');
+    };
     socket.onclose = () => {
       setConn('connecting', 'Reconnecting…');
       setTimeout(start, retry);
@@ -172,7 +185,7 @@
   $('login-form').addEventListener('submit', (e) => {
     e.preventDefault();
     token = $('token').value.trim();
-    store.setItem('efferent.token', token);
+    tabStore.setItem('efferent.token', token);
     start();
   });
   start();

@@ -42,7 +42,9 @@ import java.util.stream.Collectors;
  */
 final class ApiService implements HttpService {
     private static final Set<String> TASK_FIELDS = Set.of("tool", "params", "worker", "priority", "timeoutMs",
-            "idempotencyKey", "requester");
+            "idempotencyKey");
+    /** Who REST calls act for: fixed by authentication, never chosen by the caller, whose results go there. */
+    static final String REQUESTER = "api";
     private static final int MAX_WAIT_SECONDS = 300;
     private static final int MAX_LIST = 1000;
 
@@ -207,6 +209,10 @@ final class ApiService implements HttpService {
     private TaskRequest taskRequest(ObjectNode body) {
         for (Iterator<String> it = body.fieldNames(); it.hasNext(); ) {
             String field = it.next();
+            if (field.equals("requester")) {
+                throw new BadRequest("field 'requester' is not accepted: the brain sets it from the credentials, so "
+                        + "no caller can post results into another conversation");
+            }
             if (!TASK_FIELDS.contains(field)) {
                 throw new BadRequest("unknown field '" + field + "'; a task takes " + TASK_FIELDS.stream().sorted().toList());
             }
@@ -231,7 +237,7 @@ final class ApiService implements HttpService {
             return Duration.ofMillis(ms);
         });
         return new TaskRequest(tool, paramsObject, text(body, "worker"), priority, timeout,
-                Optional.of(text(body, "requester").orElse("api")), text(body, "idempotencyKey"));
+                Optional.of(REQUESTER), text(body, "idempotencyKey"));
     }
 
     private ObjectNode body(ServerRequest req) {

@@ -19,6 +19,7 @@ import io.helidon.common.socket.SocketOptions;
 import io.helidon.config.Config;
 import io.helidon.health.HealthCheckResponse;
 import io.helidon.health.HealthCheckType;
+import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.webserver.WebServer;
@@ -88,10 +89,10 @@ final class Brain implements AutoCloseable {
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
                     config.get("queue.provider").asString().orElse(Queues.DEFAULT_PROVIDER), tools.catalog().names());
-            if (settings.apiToken().isEmpty()) {
-                LOG.log(Level.WARNING, "No api.token set: the REST API is open to anyone who can reach {0}",
-                        settings.host());
-            }
+            settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0} (only you can "
+                    + "read it; the terminal chat and `curl -H \"Authorization: Bearer $(cat {0})\"` use it). Open the "
+                    + "console at http://{1}:{2}/#token={3}", file, consoleHost(settings.host()),
+                    String.valueOf(server.port()), settings.apiToken().orElseThrow()));
             return new Brain(queue, tools, router, metrics, chat, server);
         } catch (RuntimeException e) {
             if (chat != null) {
@@ -117,6 +118,7 @@ final class Brain implements AutoCloseable {
         BearerToken apiToken = new BearerToken(settings.apiToken());
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
         Views views = new Views(json);
+        RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
         var builder = WebServer.builder()
                 .host(settings.host())
                 .port(settings.port())
@@ -135,6 +137,7 @@ final class Brain implements AutoCloseable {
                         .addObserver(MetricsObserver.create())
                         .build())
                 .routing(r -> r
+                        .addFilter(guard)
                         .register("/api/v1", new ApiService(router, apiToken, json))
                         .get("/ws/worker", (req, res) -> {
                             // Reached only when the WebSocket upgrade was refused or not asked for.
@@ -145,20 +148,31 @@ final class Brain implements AutoCloseable {
                             res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
                                     .send(views.error(status.code(), message).toString());
                         })
-                        .get("/ws/console", (req, res) -> res.status(Status.UNAUTHORIZED_401)
-                                .header(HeaderValues.CONTENT_TYPE_JSON)
-                                .send(views.error(401, "the console's WebSocket needs ?token=<api.token>").toString()))
+                        .get("/ws/console", (req, res) -> {
+                            // Reached only when the upgrade was refused (a wrong token) or not asked for.
+                            Status status = req.headers().contains(HeaderNames.AUTHORIZATION)
+                                    ? Status.UNAUTHORIZED_401 : Status.BAD_REQUEST_400;
+                            res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
+                                    .send(views.error(status.code(), status == Status.UNAUTHORIZED_401
+                                            ? "wrong API token" : "open a WebSocket here; with an api.token, send "
+                                            + "'Authorization: Bearer <token>' or {\"type\": \"auth\", \"token\": "
+                                            + "\"…\"} as the first frame").toString());
+                        })
                         .register("/", StaticContentService.builder("web-console", Brain.class.getClassLoader())
                                 .welcomeFileName("index.html")
                                 .build()));
         WsRouting.Builder sockets = WsRouting.builder()
-                .endpoint("/ws/console", () -> new ConsoleEndpoint(console, apiToken));
+                .endpoint("/ws/console", () -> new ConsoleEndpoint(console, apiToken, guard::refusal));
         if (routing.handsEnabled()) {
-            sockets.endpoint("/ws/worker", () -> new WorkerEndpoint(router, workerSecret, codec));
+            sockets.endpoint("/ws/worker", () -> new WorkerEndpoint(router, workerSecret, codec, guard));
         }
         builder.addProtocol(WsConfig.builder().maxFrameLength(4 * settings.maxFrameBytes()).build())
                 .addRouting(sockets);
         return builder.build().start();
+    }
+
+    private static String consoleHost(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
     }
 
     int port() {

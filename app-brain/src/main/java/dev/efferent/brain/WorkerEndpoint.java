@@ -16,6 +16,10 @@ import io.helidon.websocket.WsUpgradeException;
 
 import java.lang.System.Logger.Level;
 import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * One worker's WebSocket at {@code /ws/worker}: the secret is checked on the upgrade (a refused upgrade falls
@@ -30,8 +34,12 @@ final class WorkerEndpoint implements WsListener {
     private final StringBuilder partial = new StringBuilder();
     private boolean partialTooLarge;
     private volatile WorkerConnection connection;
+    private volatile SessionLink link;
 
-    WorkerEndpoint(Router router, BearerToken secret, ProtocolCodec codec) {
+    private final RequestGuard guard;
+
+    WorkerEndpoint(Router router, BearerToken secret, ProtocolCodec codec, RequestGuard guard) {
+        this.guard = guard;
         this.router = router;
         this.secret = secret;
         this.codec = codec;
@@ -39,6 +47,10 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
+        Optional<String> refusal = guard.refusal(prologue, headers);
+        if (refusal.isPresent()) {
+            throw new WsUpgradeException(refusal.get());
+        }
         if (!secret.accepts(headers)) {
             LOG.log(Level.WARNING, "Refused a worker connection: missing or wrong worker secret");
             throw new WsUpgradeException("missing or wrong worker secret");
@@ -48,7 +60,8 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public void onOpen(WsSession session) {
-        connection = router.connect(new SessionLink(session, codec, peer(session)));
+        link = new SessionLink(session, codec, peer(session));
+        connection = router.connect(link);
     }
 
     @Override
@@ -88,6 +101,14 @@ final class WorkerEndpoint implements WsListener {
     }
 
     @Override
+    public void onPong(WsSession session, BufferData buffer) {
+        SessionLink l = link;
+        if (l != null) {
+            l.answered();
+        }
+    }
+
+    @Override
     public void onClose(WsSession session, int status, String reason) {
         WorkerConnection c = connection;
         if (c != null) {
@@ -117,6 +138,8 @@ final class WorkerEndpoint implements WsListener {
         private final WsSession session;
         private final ProtocolCodec codec;
         private final String peer;
+        /** Pings sent and not yet answered; a pong answers them all (they carry no payload to tell apart). */
+        private final Queue<CompletableFuture<Void>> pings = new ConcurrentLinkedQueue<>();
 
         SessionLink(WsSession session, ProtocolCodec codec, String peer) {
             this.session = session;
@@ -139,6 +162,27 @@ final class WorkerEndpoint implements WsListener {
                 session.close(code, reason);
             } catch (RuntimeException e) {
                 LOG.log(Level.DEBUG, "Could not close the connection of worker at {0}: {1}", peer, e.getMessage());
+            }
+        }
+
+        @Override
+        public CompletionStage<Void> ping() {
+            CompletableFuture<Void> answer = new CompletableFuture<>();
+            pings.add(answer);
+            try {
+                synchronized (this) {
+                    session.ping(BufferData.empty());
+                }
+            } catch (RuntimeException e) {
+                pings.remove(answer);
+                answer.completeExceptionally(e);
+            }
+            return answer;
+        }
+
+        void answered() {
+            for (CompletableFuture<Void> p = pings.poll(); p != null; p = pings.poll()) {
+                p.complete(null);
             }
         }
 

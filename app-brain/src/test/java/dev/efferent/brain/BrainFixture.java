@@ -113,6 +113,9 @@ abstract class BrainFixture {
         if (token != null) {
             b.header("Authorization", "Bearer " + token);
         }
+        if (!method.equals("GET")) {
+            b.header("Content-Type", "application/json");
+        }
         try {
             return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {

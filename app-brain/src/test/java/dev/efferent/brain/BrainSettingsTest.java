@@ -4,7 +4,12 @@ import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigLoader;
 import io.helidon.config.Config;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Optional;
 
@@ -18,11 +23,43 @@ class BrainSettingsTest {
         return ConfigLoader.load(Optional.empty(), values, Map.of(), Map.of());
     }
 
+    @TempDir
+    Path dir;
+
     @Test
-    void defaultsToLoopbackOnTheStandardPort() {
-        BrainSettings s = BrainSettings.from(config(Map.of()), false);
+    void defaultsToLoopbackOnTheStandardPortWithATokenMadeOnceAndKeptPrivate() throws IOException {
+        Map<String, String> values = Map.of("brain.state-dir", dir.resolve("state").toString());
+        BrainSettings s = BrainSettings.from(config(values), false);
         assertEquals("127.0.0.1", s.host());
         assertEquals(18789, s.port());
+        Path file = dir.resolve("state/api-token");
+        assertEquals(Optional.of(file), s.generatedTokenFile());
+        assertEquals(s.apiToken().orElseThrow(), Files.readString(file).strip());
+        assertTrue(s.apiToken().orElseThrow().length() >= 40, "32 random bytes");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertEquals(s.apiToken(), BrainSettings.from(config(values), false).apiToken(), "the same token after a restart");
+    }
+
+    @Test
+    void secretsComeFromFilesSoThatPsNeverShowsThem() throws IOException {
+        Path token = Files.writeString(dir.resolve("token"), "from-a-file\n");
+        BrainSettings s = BrainSettings.from(config(Map.of("api.token-file", token.toString())), false);
+        assertEquals(Optional.of("from-a-file"), s.apiToken());
+        assertEquals(Optional.empty(), s.generatedTokenFile());
+        assertTrue(assertThrows(ConfigException.class, () -> BrainSettings.from(config(Map.of("api.token-file",
+                dir.resolve("missing").toString())), false)).getMessage().startsWith("api.token-file "
+                + dir.resolve("missing") + " cannot be read"));
+        assertEquals("api.token and api.token-file are both set: keep one", assertThrows(ConfigException.class,
+                () -> BrainSettings.from(config(Map.of("api.token", "t", "api.token-file", token.toString())), false))
+                .getMessage());
+    }
+
+    @Test
+    void allowedOriginsMustBeOrigins() {
+        assertEquals("server.allowed-origins entries are web origins like https://console.example.com (scheme, host, "
+                + "optional port; no path), got 'https://x.example/app'", assertThrows(ConfigException.class,
+                () -> BrainSettings.from(config(Map.of("api.token", "t", "server.allowed-origins",
+                        "https://ok.example, https://x.example/app")), false)).getMessage());
     }
 
     @Test

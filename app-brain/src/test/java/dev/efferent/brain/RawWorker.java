@@ -38,6 +38,22 @@ final class RawWorker implements WebSocket.Listener {
                 + "\",\"capabilities\":" + tools + ",\"maxConcurrentTasks\":2}");
     }
 
+    /** Sends a heartbeat every 200 ms until the socket closes. */
+    RawWorker heartbeating() {
+        Thread.ofVirtual().start(() -> {
+            while (!closed.isDone()) {
+                try {
+                    socket.sendText("{\"type\":\"worker:heartbeat\",\"uptimeSeconds\":1,\"loadAverage\":0.1,"
+                            + "\"activeTasks\":0}", true).join();
+                    Thread.sleep(200);
+                } catch (InterruptedException | RuntimeException e) {
+                    return;
+                }
+            }
+        });
+        return this;
+    }
+
     JsonNode next(String type) throws Exception {
         String frame = frames.poll(10, TimeUnit.SECONDS);
         if (frame == null) {

@@ -52,8 +52,8 @@ class SingleMachineTest extends BrainFixture {
                 "{\"tool\":\"stat\",\"params\":{\"path\":\".\"},\"priority\":11}", 400).path("error").asText());
         assertTrue(call("POST", "/api/v1/tasks", "{\"tool\":\"read_file\",\"params\":{}}", 400).path("error").asText()
                 .startsWith("invalid params for read_file: $: required property 'path' not found"));
-        assertEquals("unknown field 'colour'; a task takes [idempotencyKey, params, priority, requester, timeoutMs, "
-                + "tool, worker]", call("POST", "/api/v1/tasks", "{\"tool\":\"stat\",\"colour\":1}", 400)
+        assertEquals("unknown field 'colour'; a task takes [idempotencyKey, params, priority, timeoutMs, tool, "
+                + "worker]", call("POST", "/api/v1/tasks", "{\"tool\":\"stat\",\"colour\":1}", 400)
                 .path("error").asText());
         assertEquals("no task with id 'nope'", call("GET", "/api/v1/tasks/nope", null, 404).path("error").asText());
         assertEquals(404, call("POST", "/api/v1/tasks/nope/cancel", null, 404).path("status").asInt());
@@ -87,10 +87,13 @@ class SingleMachineTest extends BrainFixture {
     }
 
     @Test
-    void observabilityEndpointsAnswer() {
+    void observabilityEndpointsAnswerWithTheTokenAndLivenessWithout() {
         startBrain(false, Map.of());
-        assertEquals(200, request("GET", "/observe/health", null, null).statusCode());
-        String metrics = request("GET", "/observe/metrics", null, null).body();
+        assertEquals(200, request("GET", "/observe/health/live", null, null).statusCode());
+        assertEquals(401, request("GET", "/observe/health", null, null).statusCode());
+        assertEquals(401, request("GET", "/observe/metrics", null, null).statusCode());
+        assertEquals(200, request("GET", "/observe/health", null, TOKEN).statusCode());
+        String metrics = request("GET", "/observe/metrics", null, TOKEN).body();
         assertTrue(metrics.contains("efferent_tasks_queued"), metrics);
         assertTrue(metrics.contains("efferent_workers_online"), metrics);
         assertTrue(metrics.contains("efferent_dispatch_latency"), metrics);

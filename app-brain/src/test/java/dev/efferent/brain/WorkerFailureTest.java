@@ -31,7 +31,7 @@ class WorkerFailureTest extends BrainFixture {
             assertEquals(401, handshake.getResponse().statusCode());
         }
         assertEquals(401, request("GET", "/ws/worker", null, null).statusCode());
-        Process bad = startWorker("intruder", dir.resolve("intruder"), Map.of(), "--secret", "nope",
+        Process bad = startWorker("intruder", dir.resolve("intruder"), Map.of("EFFERENT_WORKER_SECRET", "nope"),
                 "--max-reconnect-attempts", "1");
         assertTrue(bad.waitFor(30, TimeUnit.SECONDS));
         assertEquals(1, bad.exitValue());

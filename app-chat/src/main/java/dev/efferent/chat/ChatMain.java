@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
@@ -22,7 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code bin/efferent chat [--brain-url http://127.0.0.1:18789] [--token …]}: type commands, see replies and
+ * {@code bin/efferent chat [--brain-url http://127.0.0.1:18789] [--token-file FILE]}: type commands, see replies and
  * checkpoints as they come. The conversation is kept in {@code ~/.efferent/chat-conversation}, so results of
  * tasks started earlier still arrive after a restart of the chat.
  */
@@ -36,13 +35,21 @@ public final class ChatMain {
     public static void main(String[] args) throws Exception {
         String brain = "http://127.0.0.1:18789";
         String token = System.getenv().getOrDefault("EFFERENT_API_TOKEN", "");
+        // A brain on this machine without a configured token keeps the one it made here.
+        Path made = Path.of(System.getProperty("user.home"), ".efferent", "brain", "api-token");
+        if (token.isEmpty() && Files.isReadable(made)) {
+            token = tokenFile(made.toString());
+        }
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--brain-url" -> brain = value(args, ++i, "--brain-url");
-                case "--token" -> token = value(args, ++i, "--token");
+                case "--token-file" -> token = tokenFile(value(args, ++i, "--token-file"));
+                case "--token" -> fail("--token is gone: a token on the command line is shown by 'ps' to every user "
+                        + "of this machine. Set EFFERENT_API_TOKEN or pass --token-file FILE");
                 case "--help", "-h" -> {
-                    System.out.println("Usage: efferent chat [--brain-url http://host:18789] [--token <api token>]\n"
-                            + "The token defaults to EFFERENT_API_TOKEN. Type /help once connected; Ctrl-D quits.");
+                    System.out.println("Usage: efferent chat [--brain-url http://host:18789] [--token-file FILE]\n"
+                            + "The token defaults to EFFERENT_API_TOKEN, else ~/.efferent/brain/api-token (made by a brain on this "
+                            + "machine). Type /help once connected; Ctrl-D quits.");
                     return;
                 }
                 default -> fail("unknown option '" + args[i] + "'");
@@ -50,17 +57,20 @@ public final class ChatMain {
         }
         URI base = URI.create(brain.replaceAll("/+$", ""));
         String scheme = "https".equals(base.getScheme()) || "wss".equals(base.getScheme()) ? "wss" : "ws";
-        URI socket = URI.create(scheme + "://" + base.getAuthority() + "/ws/console?conversation="
-                + conversation() + (token.isEmpty() ? "" : "&token=" + URLEncoder.encode(token, StandardCharsets.UTF_8)));
+        URI socket = URI.create(scheme + "://" + base.getAuthority() + "/ws/console?conversation=" + conversation());
         PrintStream out = System.out;
         CompletableFuture<Void> closed = new CompletableFuture<>();
         WebSocket ws;
         try {
-            ws = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(10))
-                    .buildAsync(socket, new Printer(out, closed)).join();
+            WebSocket.Builder builder = HttpClient.newHttpClient().newWebSocketBuilder()
+                    .connectTimeout(Duration.ofSeconds(10));
+            if (!token.isEmpty()) {
+                builder.header("Authorization", "Bearer " + token);
+            }
+            ws = builder.buildAsync(socket, new Printer(out, closed)).join();
         } catch (CompletionException e) {
             if (e.getCause() instanceof WebSocketHandshakeException h && h.getResponse().statusCode() == 401) {
-                fail(1, "the brain at " + base + " refused the API token: pass --token or set EFFERENT_API_TOKEN");
+                fail(1, "the brain at " + base + " refused the API token: set EFFERENT_API_TOKEN or pass --token-file");
             }
             fail(1, "cannot reach the brain at " + base + ": " + e.getCause().getMessage());
             return;
@@ -90,6 +100,19 @@ public final class ChatMain {
         Files.createDirectories(file.getParent());
         Files.writeString(file, id + "\n");
         return id;
+    }
+
+    private static String tokenFile(String file) {
+        try {
+            String token = Files.readString(Path.of(file)).strip();
+            if (token.isEmpty()) {
+                fail("--token-file " + file + " is empty: write the brain's API token into it");
+            }
+            return token;
+        } catch (java.io.IOException e) {
+            fail("--token-file " + file + " cannot be read: " + e.getMessage());
+            return "";
+        }
     }
 
     private static String value(String[] args, int i, String option) {

@@ -136,7 +136,7 @@ final class Worker implements AutoCloseable {
             String message = e.getMessage() == null ? e.toString() : e.getMessage();
             if (message.contains("401")) {
                 LOG.log(Level.ERROR, "The brain at {0} refused the worker secret (401 Unauthorized); set "
-                        + "EFFERENT_WORKER_SECRET or --secret to the brain''s worker.secret", brain);
+                        + "EFFERENT_WORKER_SECRET or --secret-file to the brain''s worker.secret", brain);
                 return "secret refused";
             }
             return "upgrade failed: " + message;

@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The worker launcher: {@code bin/efferent worker --brain-url ws://host:18789 --secret …}. */
+/** The worker launcher: {@code bin/efferent worker --brain-url ws://host:18789 [--secret-file FILE] …}. */
 public final class WorkerMain {
     private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
     private static final String USAGE = """
@@ -26,7 +26,7 @@ public final class WorkerMain {
 
             Options:
               --brain-url URL            a brain to connect to; repeat for several brains (failover)
-              --secret SECRET            the brain's worker secret (or EFFERENT_WORKER_SECRET)
+              --secret-file FILE         a file holding the brain's worker secret (or set EFFERENT_WORKER_SECRET)
               --name NAME                the name users see (default: this host's name)
               --root DIR                 a directory tools may touch; repeat for several (default: .)
               --max-concurrency N        tasks run at once (default 4)
@@ -37,7 +37,7 @@ public final class WorkerMain {
               --help                     show this help
             """;
 
-    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--secret", "--name",
+    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--secret-file", "--name",
             "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config", "--plugins-dir");
 
     private WorkerMain() {
@@ -89,6 +89,10 @@ public final class WorkerMain {
                 throw new UsageException("unexpected argument '" + option + "'");
             }
             String name = option.contains("=") ? option.substring(0, option.indexOf('=')) : option;
+            if (name.equals("--secret")) {
+                throw new UsageException("--secret is gone: a secret on the command line is shown by 'ps' to every "
+                        + "user of this machine. Set EFFERENT_WORKER_SECRET or pass --secret-file FILE");
+            }
             if (!OPTIONS.contains(name)) {
                 throw new UsageException("unknown option '" + name + "'");
             }
@@ -102,7 +106,7 @@ public final class WorkerMain {
             }
             switch (name) {
                 case "--brain-url" -> brains.add(value);
-                case "--secret" -> overrides.put("worker.secret", value);
+                case "--secret-file" -> overrides.put("worker.secret-file", value);
                 case "--name" -> overrides.put("worker.name", value);
                 case "--root" -> roots.add(value);
                 case "--max-concurrency" -> overrides.put("worker.max-concurrency", value);

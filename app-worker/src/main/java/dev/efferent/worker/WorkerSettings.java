@@ -2,6 +2,8 @@ package dev.efferent.worker;
 
 import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigSettings;
+import dev.efferent.core.config.HomePath;
+import dev.efferent.core.config.Secrets;
 import dev.efferent.tools.spi.ToolException;
 import io.helidon.config.Config;
 
@@ -46,8 +48,8 @@ record WorkerSettings(List<URI> brainUrls,
                     + "(or set worker.brain-urls / EFFERENT_WORKER_BRAIN__URLS)");
         }
         List<URI> uris = urls.stream().map(WorkerSettings::uri).toList();
-        String secret = s.get("secret").filter(v -> !v.isBlank()).orElseThrow(() -> new ConfigException(
-                "no worker secret: pass --secret or set EFFERENT_WORKER_SECRET to the brain's worker.secret"));
+        String secret = Secrets.read(config.get("worker"), "secret").orElseThrow(() -> new ConfigException(
+                "no worker secret: set EFFERENT_WORKER_SECRET to the brain's worker.secret, or pass --secret-file FILE"));
         try {
             int max = (int) s.getLong("max-concurrency", 4);
             if (max < 1 || max > 1024) {
@@ -58,7 +60,7 @@ record WorkerSettings(List<URI> brainUrls,
                 throw new ConfigException("worker.reconnect.max-attempts must be 0 (unlimited) or more, got " + attempts);
             }
             return new WorkerSettings(uris, secret, s.get("name").orElseGet(WorkerSettings::hostname), max,
-                    s.get("state-dir").map(WorkerSettings::expandHome)
+                    s.get("state-dir").map(HomePath::of)
                             .orElse(Path.of(System.getProperty("user.home"), ".efferent", "worker")),
                     attempts,
                     s.getDuration("reconnect.initial", Duration.ofSeconds(1)),
@@ -82,10 +84,6 @@ record WorkerSettings(List<URI> brainUrls,
         return uri;
     }
 
-    static Path expandHome(String path) {
-        return Path.of(path.equals("~") || path.startsWith("~/") ? System.getProperty("user.home") + path.substring(1)
-                : path).toAbsolutePath().normalize();
-    }
 
     static String hostname() {
         try {

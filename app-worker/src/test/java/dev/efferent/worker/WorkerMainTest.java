@@ -3,8 +3,12 @@ package dev.efferent.worker;
 import dev.efferent.core.config.ConfigException;
 import io.helidon.config.Config;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -12,11 +16,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 class WorkerMainTest {
+    @TempDir
+    static Path tmp;
+
+    private static String secretFile() {
+        try {
+            return Files.writeString(tmp.resolve("secret"), "s\n").toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
 
     @Test
     void optionsBecomeSettings() {
         Config config = WorkerMain.configure(new String[]{"--brain-url", "ws://a:18789", "--brain-url=wss://b",
-                "--secret", "s", "--name", "laptop", "--root", "/tmp", "--max-concurrency", "8",
+                "--secret-file", secretFile(), "--name", "laptop", "--root", "/tmp", "--max-concurrency", "8",
                 "--state-dir", "/tmp/state", "--max-reconnect-attempts", "3"});
         WorkerSettings s = WorkerSettings.from(config);
         assertEquals(List.of(URI.create("ws://a:18789"), URI.create("wss://b")), s.brainUrls());
@@ -33,20 +47,28 @@ class WorkerMainTest {
         assertEquals("unknown option '--colour'",
                 assertThrows(ConfigException.class, () -> WorkerMain.configure(new String[]{"--colour", "red"}))
                         .getMessage());
-        assertEquals("option --secret needs a value",
-                assertThrows(ConfigException.class, () -> WorkerMain.configure(new String[]{"--secret"})).getMessage());
+        assertEquals("option --secret-file needs a value",
+                assertThrows(ConfigException.class, () -> WorkerMain.configure(new String[]{"--secret-file"}))
+                        .getMessage());
+    }
+
+    @Test
+    void aSecretOnTheCommandLineIsRefusedBecausePsShowsIt() {
+        assertEquals("--secret is gone: a secret on the command line is shown by 'ps' to every user of this "
+                + "machine. Set EFFERENT_WORKER_SECRET or pass --secret-file FILE", assertThrows(ConfigException.class,
+                () -> WorkerMain.configure(new String[]{"--brain-url", "ws://x", "--secret", "s"})).getMessage());
     }
 
     @Test
     void missingOrBadSettingsSayWhatToDo() {
         assertEquals("no brain to connect to: pass --brain-url ws://<brain-host>:18789 (or set worker.brain-urls / "
                 + "EFFERENT_WORKER_BRAIN__URLS)", assertThrows(ConfigException.class,
-                () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--secret", "s"}))).getMessage());
+                () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--secret-file", secretFile()}))).getMessage());
         assertEquals("brain URL 'ftp://x' must look like ws://host:18789 or wss://host", assertThrows(ConfigException.class,
-                () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ftp://x", "--secret", "s"})))
+                () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ftp://x", "--secret-file", secretFile()})))
                 .getMessage());
         assertEquals("worker.max-concurrency must be from 1 to 1024, got 0", assertThrows(ConfigException.class,
-                () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ws://x", "--secret", "s",
+                () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ws://x", "--secret-file", secretFile(),
                         "--max-concurrency", "0"}))).getMessage());
     }
 }

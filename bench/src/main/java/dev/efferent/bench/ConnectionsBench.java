@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
  */
 final class ConnectionsBench {
     private static final String SECRET = "bench-secret";
+    private static final String TOKEN = "bench-token";
 
     private ConnectionsBench() {
     }
@@ -48,6 +49,7 @@ final class ConnectionsBench {
                 "-Xmx1g", "-p", lib.toString(), "-m", "efferent.brain/dev.efferent.brain.BrainMain", "--hands",
                 "--port", String.valueOf(port)).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("EFFERENT_WORKER_SECRET", SECRET);
+        pb.environment().put("EFFERENT_API_TOKEN", TOKEN);
         pb.environment().put("EFFERENT_LOG_LEVEL", "WARNING");
         Process brain = pb.start();
         HttpClient http = HttpClient.newHttpClient();
@@ -89,7 +91,8 @@ final class ConnectionsBench {
             for (int i = 0; i < calls + 50; i++) {
                 long t = System.nanoTime();
                 HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                                + "/api/v1/tasks?wait=10")).POST(HttpRequest.BodyPublishers.ofString(
+                                + "/api/v1/tasks?wait=10")).header("Content-Type", "application/json")
+                        .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(
                                 "{\"tool\":\"noop\",\"params\":{}}")).build(), HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() != 200) {
                     throw new IllegalStateException("noop answered " + r.statusCode() + ": " + r.body());
@@ -126,7 +129,8 @@ final class ConnectionsBench {
                 throw new IllegalStateException("the brain exited:\n" + Files.readString(log));
             }
             try {
-                if (http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/health")).build(),
+                if (http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/health"))
+                        .header("Authorization", "Bearer " + TOKEN).build(),
                         HttpResponse.BodyHandlers.discarding()).statusCode() == 200) {
                     return;
                 }

@@ -30,6 +30,10 @@ final class Connection implements WorkerConnection {
     private final Deque<Instant> refused = new ArrayDeque<>();
     /** Set on the router's thread once the worker has registered. */
     WorkerSession session;
+    /** Router's thread: a registration is waiting for the check of a live worker with the same id. */
+    boolean registering;
+    /** Router's thread: the transport reported the connection gone. */
+    boolean gone;
     /**
      * When the worker last heartbeated, set on the transport's thread as the frame arrives, so a router busy
      * with a slow queue never mistakes a live worker for a silent one.

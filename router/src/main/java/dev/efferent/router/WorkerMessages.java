@@ -21,6 +21,7 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.BiFunction;
@@ -32,6 +33,8 @@ import java.util.function.BiFunction;
 abstract class WorkerMessages {
     private static final System.Logger LOG = System.getLogger(WorkerMessages.class.getName());
     static final String DISCONNECTED = "Worker disconnected";
+    /** How long a live worker's connection has to answer a ping before a newcomer with its id takes over. */
+    static final Duration TAKEOVER_PROBE = Duration.ofSeconds(2);
 
     final RouterSettings settings;
     final TaskQueue queue;
@@ -76,7 +79,9 @@ abstract class WorkerMessages {
             case TaskRejected r -> rejected(s, r);
             case TaskProgress p -> {
                 Inflight f = state.inflight.get(p.taskId());
-                if (f != null && f.session == s && !f.cancelled) {
+                if (f == null || f.session != s) {
+                    notDispatchedHere(s, "task:progress", p.taskId());
+                } else if (!f.cancelled) {
                     state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
                 }
             }
@@ -89,15 +94,16 @@ abstract class WorkerMessages {
     }
 
     void onClosed(Connection c, String why) {
+        c.gone = true;
         if (c.session != null) {
             lose(c.session, why);
         }
     }
 
     private void register(Connection c, WorkerRegister m) {
-        if (c.session != null) {
+        if (c.session != null || c.registering) {
             c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this connection is "
-                    + "already registered as " + c.session.name));
+                    + "already registered" + (c.session != null ? " as " + c.session.name : "")));
             return;
         }
         if (m.protocolVersion() != Message.PROTOCOL_VERSION) {
@@ -107,10 +113,42 @@ abstract class WorkerMessages {
             return;
         }
         WorkerSession previous = state.sessions.get(m.workerId());
-        if (previous != null) {
-            lose(previous, "replaced by a new connection from " + c.link.describe());
+        if (previous == null) {
+            admit(c, m);
+            return;
+        }
+        // A second connection with a live worker's id: the old one may be a dead link the brain has not noticed
+        // yet (the worker reconnecting), or the worker is alive and the newcomer is someone else. Ask the old one.
+        c.registering = true;
+        previous.link.ping().toCompletableFuture()
+                .orTimeout(TAKEOVER_PROBE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .whenComplete((answered, failure) -> scheduler.apply(() -> takeOver(c, m, previous, failure == null),
+                        Duration.ZERO));
+    }
+
+    private void takeOver(Connection c, WorkerRegister m, WorkerSession previous, boolean previousAnswered) {
+        c.registering = false;
+        if (c.gone) {
+            return;
+        }
+        if (previousAnswered && previous.online) {
+            LOG.log(Level.WARNING, "Refused a connection from {0} registering as worker {1}: a live connection from "
+                    + "{2} already has that id", c.link.describe(), m.workerId(), previous.link.describe());
+            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: worker id '" + m.workerId()
+                    + "' is already connected and answering; each machine needs its own worker id (delete the "
+                    + "worker's id file to get a new one)"));
+            c.link.close(1008, "worker id already connected");
+            return;
+        }
+        if (previous.online) {
+            lose(previous, "replaced by a new connection from " + c.link.describe()
+                    + " (the old one did not answer a ping)");
             previous.link.close(1008, "replaced by a new connection");
         }
+        admit(c, m);
+    }
+
+    private void admit(Connection c, WorkerRegister m) {
         WorkerSession s = new WorkerSession(m, c, clock.instant());
         c.session = s;
         state.sessions.put(s.id, s);
@@ -147,6 +185,7 @@ abstract class WorkerMessages {
     private void rejected(WorkerSession s, TaskRejected r) {
         Inflight f = state.inflight.get(r.taskId());
         if (f == null || f.session != s) {
+            notDispatchedHere(s, "task:rejected", r.taskId());
             return;
         }
         forget(f);
@@ -176,6 +215,10 @@ abstract class WorkerMessages {
 
     private void result(WorkerSession s, TaskResult r) {
         Inflight f = state.inflight.get(r.taskId());
+        if (!fromItsWorker(s, r, f)) {
+            notDispatchedHere(s, "task:result", r.taskId());
+            return;
+        }
         if (f == null || !f.cancelled) {
             try {
                 store(s, r);
@@ -191,6 +234,27 @@ abstract class WorkerMessages {
         }
         s.link.send(new TaskResultAck(r.taskId()));
         pump(s);
+    }
+
+    /**
+     * Whether a result may come from {@code s}: a task in flight here only from the connection it was dispatched
+     * to; otherwise (dispatched before a brain restart, or by another brain) only from the worker holding its
+     * lease. A finished or unknown task is answered with an ack and changes nothing, so a worker re-offering a
+     * result whose ack was lost is not refused for ever.
+     */
+    private boolean fromItsWorker(WorkerSession s, TaskResult r, Inflight f) {
+        if (f != null) {
+            return f.session == s;
+        }
+        Optional<Task> task = queue.get(r.taskId());
+        return task.isEmpty() || task.get().status().isFinished() || task.get().leaseOwner().equals(Optional.of(s.id));
+    }
+
+    private void notDispatchedHere(WorkerSession s, String what, String taskId) {
+        LOG.log(Level.WARNING, "Refused {0} from worker {1} ({2}) for task {3}: it was not dispatched to that "
+                + "connection", what, s.name, s.link.describe(), taskId);
+        s.link.send(new ErrorMessage(ErrorCode.UNKNOWN_TASK, what + ": task " + taskId
+                + " was not dispatched to this worker"));
     }
 
     private void store(WorkerSession s, TaskResult r) {

@@ -262,6 +262,8 @@ class FailureTest extends RouterFixture {
         hands();
         FakeWorker old = new FakeWorker("laptop");
         old.register(router, 1, FakeWorker.tool("stat", true));
+        // The old link died without a close the brain has seen: its ping cannot be answered.
+        old.liveness = FakeWorker.Liveness.UNREACHABLE;
         FakeWorker fresh = new FakeWorker("laptop");
         WorkerAck ack = fresh.register(router, 1, FakeWorker.tool("stat", true));
         assertEquals("laptop", ack.workerId());

@@ -14,6 +14,8 @@ import dev.efferent.protocol.WorkerRegister;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +25,10 @@ final class FakeWorker implements WorkerLink {
     static final ObjectMapper JSON = new ObjectMapper();
     final String id;
     final BlockingQueue<Message> received = new LinkedBlockingQueue<>();
+    /** How this fake answers the router's ping. */
+    enum Liveness { ALIVE, SILENT, UNREACHABLE }
+
+    volatile Liveness liveness = Liveness.ALIVE;
     volatile int closeCode;
     volatile String closeReason;
     WorkerConnection connection;
@@ -73,6 +79,15 @@ final class FakeWorker implements WorkerLink {
     public void close(int code, String reason) {
         closeCode = code;
         closeReason = reason;
+    }
+
+    @Override
+    public CompletionStage<Void> ping() {
+        return switch (liveness) {
+            case ALIVE -> CompletableFuture.completedFuture(null);
+            case SILENT -> new CompletableFuture<>();
+            case UNREACHABLE -> CompletableFuture.failedFuture(new IllegalStateException("socket closed"));
+        };
     }
 
     @Override

@@ -41,13 +41,13 @@ class BrowserThroughTheStackTest extends SystemFixture {
 
             String url = "http://127.0.0.1:" + site.getAddress().getPort() + "/";
             JsonNode opened = call(brain, "POST", "/api/v1/tasks?wait=120", "{\"tool\":\"browser_navigate\","
-                    + "\"params\":{\"url\":\"" + url + "\"},\"requester\":\"console:garden\"}", 200);
+                    + "\"params\":{\"url\":\"" + url + "\"}}", 200);
             assertEquals("completed", opened.path("status").asText(), opened.toString());
             assertEquals("desktop", opened.path("runningOn").asText());
             assertEquals("Garden", opened.path("result").path("structuredContent").path("title").asText());
 
-            JsonNode text = call(brain, "POST", "/api/v1/tasks?wait=120", "{\"tool\":\"browser_text\",\"params\":{},"
-                    + "\"requester\":\"console:garden\"}", 200);
+            JsonNode text = call(brain, "POST", "/api/v1/tasks?wait=120", "{\"tool\":\"browser_text\",\"params\":{}}",
+                    200);
             assertEquals("Tomatoes need water", text.path("output").asText());
             assertEquals("desktop", text.path("runningOn").asText());
 

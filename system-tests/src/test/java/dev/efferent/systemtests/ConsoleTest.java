@@ -11,6 +11,8 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The web console in a real headless Chromium: chat, live workers and tasks, offline queueing. */
@@ -66,6 +68,66 @@ class ConsoleTest extends SystemFixture {
             page.screenshot(new Page.ScreenshotOptions().setPath(shots.resolve("console-phone.png")).setFullPage(true));
         }
         assertTrue(Files.size(shots.resolve("console.png")) > 10_000);
+    }
+
+    @Test
+    void aPageFromAnotherSiteCannotDriveTheBrainAndTheConsoleRunsUnderItsCsp() throws Exception {
+        Launched brain = brain("brain", Map.of());
+        String brainUrl = "http://127.0.0.1:" + brain.port();
+        Path pwned = dir.resolve("pwned");
+        // What a malicious page in the user's browser would try: a "simple" POST that needs no preflight, a form
+        // post, and the console's WebSocket. It reports what it saw into its own page.
+        byte[] evil = ("""
+                <!doctype html><title>cats</title><pre id=out></pre>
+                <form id=f method=post action="BRAIN/api/v1/tasks" enctype="text/plain" target=sink>
+                <input name='{"tool":"run_shell","params":{"command":"touch PWNED"},"x":"' value='"}'></form>
+                <iframe name=sink></iframe>
+                <script>
+                const out = (t) => document.getElementById('out').textContent += t + '\\n';
+                fetch('BRAIN/api/v1/tasks', {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'},
+                      body: '{"tool":"run_shell","params":{"command":"touch PWNED"}}'}).then(() => out('fetch sent'));
+                document.getElementById('f').submit();
+                const ws = new WebSocket('BRAIN'.replace('http', 'ws') + '/ws/console');
+                ws.onopen = () => out('socket open');
+                ws.onerror = () => out('socket refused');
+                </script>""").replace("BRAIN", brainUrl).replace("PWNED", pwned.toString())
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        com.sun.net.httpserver.HttpServer site = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        site.createContext("/", ex -> {
+            ex.getResponseHeaders().add("Content-Type", "text/html");
+            ex.sendResponseHeaders(200, evil.length);
+            ex.getResponseBody().write(evil);
+            ex.close();
+        });
+        site.start();
+        List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (Browser chromium = new Browser();
+             BrowserContext context = chromium.browser.newContext()) {
+            Page attack = context.newPage();
+            attack.navigate("http://localhost:" + site.getAddress().getPort() + "/");
+            attack.locator("#out").filter(new Locator.FilterOptions().setHasText("socket refused"))
+                    .waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            assertFalse(attack.locator("#out").textContent().contains("socket open"), attack.content());
+
+            // The console, opened with the link the brain logs (token in the fragment), works under its CSP.
+            Page page = context.newPage();
+            page.onConsoleMessage(m -> {
+                if (m.text().contains("Content Security Policy")) {
+                    violations.add(m.text());
+                }
+            });
+            page.navigate(brainUrl + "/#token=" + TOKEN);
+            page.locator("#conn[data-state=open]").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            assertTrue(page.url().endsWith("/"), "the token is taken out of the address bar: " + page.url());
+            say(page, "/help");
+            waitForText(page, ".msg.bot", "/shell");
+        } finally {
+            site.stop(0);
+        }
+        assertTrue(violations.isEmpty(), violations.toString());
+        assertFalse(Files.exists(pwned), "a cross-site page ran a command");
+        assertEquals(0, call(brain, "GET", "/api/v1/tasks", null, 200).path("tasks").size());
     }
 
     private static void say(Page page, String text) {

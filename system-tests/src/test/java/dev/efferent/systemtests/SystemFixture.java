@@ -178,6 +178,7 @@ abstract class SystemFixture {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + brain.port() + path))
                 .timeout(Duration.ofSeconds(30))
                 .header("Authorization", "Bearer " + TOKEN)
+                .header("Content-Type", "application/json")
                 .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
                 .build();
         try {

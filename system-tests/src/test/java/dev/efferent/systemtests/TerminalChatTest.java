@@ -44,10 +44,12 @@ class TerminalChatTest extends SystemFixture {
     @Test
     void aWrongTokenIsRefusedClearly() throws Exception {
         Launched brain = brain("brain", Map.of());
+        Path tokenFile = dir.resolve("token");
+        Files.writeString(tokenFile, "wrong\n");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Duser.home=" + dir, "-p", System.getProperty("efferent.test.chat.lib"),
                 "-m", "efferent.chat/dev.efferent.chat.ChatMain", "--brain-url", "http://127.0.0.1:" + brain.port(),
-                "--token", "wrong").redirectErrorStream(true);
+                "--token-file", tokenFile.toString()).redirectErrorStream(true);
         Process chat = pb.start();
         String text = new String(chat.getInputStream().readAllBytes());
         assertTrue(chat.waitFor(30, TimeUnit.SECONDS));

@@ -188,7 +188,7 @@ public final class CommandHandler {
         if (workers.isEmpty()) {
             return router.settings().handsEnabled()
                     ? "No worker has connected yet. Start one on your machine with: bin/efferent worker --brain-url "
-                    + "ws://<this brain>:18789 --secret <worker secret>"
+                    + "ws://<this brain>:18789 (with EFFERENT_WORKER_SECRET set to the worker secret)"
                     : "This brain runs every tool itself (single-machine mode), so there are no workers.";
         }
         Optional<String> active = router.activeWorker(conversation.key());

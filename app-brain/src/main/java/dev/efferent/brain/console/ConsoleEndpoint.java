@@ -1,10 +1,12 @@
 package dev.efferent.brain.console;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.brain.BearerToken;
 import dev.efferent.core.channel.Conversation;
 import dev.efferent.core.channel.IncomingMessage;
+import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
 import io.helidon.http.HttpPrologue;
 import io.helidon.websocket.WsListener;
@@ -14,11 +16,14 @@ import io.helidon.websocket.WsUpgradeException;
 import java.lang.System.Logger.Level;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 
 /**
- * One console tab's WebSocket at {@code /ws/console?conversation=<id>&token=<api token>}. Browsers cannot set
- * headers on a WebSocket, so the API token travels in the query; a wrong one is refused before the upgrade.
+ * One console tab's WebSocket at {@code /ws/console?conversation=<id>}. A page of another origin is refused
+ * before the upgrade. With an API token, a client that can set headers sends {@code Authorization: Bearer …} on
+ * the upgrade; a browser, which cannot, sends {@code {"type": "auth", "token": "…"}} as its first frame. The token
+ * never travels in the URL, where proxies, logs and the browser's history keep it. A wrong token closes with 1008.
  */
 public final class ConsoleEndpoint implements WsListener {
     private static final System.Logger LOG = System.getLogger(ConsoleEndpoint.class.getName());
@@ -26,23 +31,41 @@ public final class ConsoleEndpoint implements WsListener {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ConsoleChannel console;
+    /** Frames longer than this are refused: a console sends short chat lines. */
+    private static final int MAX_FRAME_CHARS = 64 * 1024;
+
     private final BearerToken token;
+    private final BiFunction<HttpPrologue, Headers, Optional<String>> guard;
     private String conversation = UUID.randomUUID().toString();
     private final StringBuilder partial = new StringBuilder();
+    private volatile boolean authenticated;
 
-    public ConsoleEndpoint(ConsoleChannel console, BearerToken token) {
+    /**
+     * An endpoint for one connection.
+     *
+     * @param console the channel the conversation belongs to
+     * @param token   the API token, if the brain has one
+     * @param guard   why an upgrade with these headers is refused (a foreign Origin or Host), or empty
+     */
+    public ConsoleEndpoint(ConsoleChannel console, BearerToken token,
+                           BiFunction<HttpPrologue, Headers, Optional<String>> guard) {
         this.console = console;
         this.token = token;
+        this.guard = guard;
     }
 
     @Override
     public Optional<Headers> onHttpUpgrade(HttpPrologue prologue, Headers headers) throws WsUpgradeException {
-        var query = prologue.query();
-        String given = query.contains("token") ? query.get("token") : "";
-        if (token.required() && !token.matches(given) && !token.accepts(headers)) {
-            LOG.log(Level.WARNING, "Refused a console connection: missing or wrong API token");
-            throw new WsUpgradeException("missing or wrong API token");
+        Optional<String> refusal = guard.apply(prologue, headers);
+        if (refusal.isPresent()) {
+            throw new WsUpgradeException(refusal.get());
         }
+        authenticated = !token.required() || token.accepts(headers);
+        if (!authenticated && headers.contains(HeaderNames.AUTHORIZATION)) {
+            LOG.log(Level.WARNING, "Refused a console connection: wrong API token");
+            throw new WsUpgradeException("wrong API token");
+        }
+        var query = prologue.query();
         if (query.contains("conversation") && ID.matcher(query.get("conversation")).matches()) {
             conversation = query.get("conversation");
         }
@@ -51,12 +74,19 @@ public final class ConsoleEndpoint implements WsListener {
 
     @Override
     public void onOpen(WsSession session) {
-        console.opened(session, conversation);
+        if (authenticated) {
+            console.opened(session, conversation);
+        }
     }
 
     @Override
     public void onMessage(WsSession session, String text, boolean last) {
         partial.append(text);
+        if (partial.length() > MAX_FRAME_CHARS) {
+            partial.setLength(0);
+            session.close(1009, "message too long");
+            return;
+        }
         if (!last) {
             return;
         }
@@ -64,13 +94,32 @@ public final class ConsoleEndpoint implements WsListener {
         partial.setLength(0);
         try {
             JsonNode m = JSON.readTree(frame);
+            if (!authenticated) {
+                authenticate(session, m);
+                return;
+            }
             if ("say".equals(m.path("type").asText()) && m.path("text").isTextual()) {
                 console.inbox().receive(new IncomingMessage(new Conversation(ConsoleChannel.NAME, conversation),
                         "console", m.path("text").asText()));
             }
-        } catch (Exception e) {
-            LOG.log(Level.DEBUG, "Ignored a console frame that is not a message: {0}", e.getMessage());
+        } catch (JsonProcessingException e) {
+            if (!authenticated) {
+                session.close(1008, "missing or wrong API token");
+                return;
+            }
+            LOG.log(Level.DEBUG, "Ignored a console frame that is not JSON: {0}", e.getOriginalMessage());
         }
+    }
+
+    private void authenticate(WsSession session, JsonNode m) {
+        if ("auth".equals(m.path("type").asText()) && m.path("token").isTextual()
+                && token.matches(m.path("token").asText())) {
+            authenticated = true;
+            console.opened(session, conversation);
+            return;
+        }
+        LOG.log(Level.WARNING, "Refused a console connection: missing or wrong API token");
+        session.close(1008, "missing or wrong API token");
     }
 
     @Override

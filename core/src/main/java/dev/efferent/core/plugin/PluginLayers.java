@@ -1,5 +1,7 @@
 package dev.efferent.core.plugin;
 
+import dev.efferent.core.config.HomePath;
+
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.lang.module.Configuration;
@@ -58,8 +60,7 @@ public final class PluginLayers {
             }
             dirs.add(Path.of(System.getProperty("user.home"), ".efferent", "plugins"));
         } else {
-            configured.forEach(d -> dirs.add(Path.of(d.startsWith("~/") ? System.getProperty("user.home")
-                    + d.substring(1) : d)));
+            configured.forEach(d -> dirs.add(Path.of(HomePath.expand(d))));
         }
         String onError = config.get("plugins.on-error").asString().orElse("fail");
         if (!onError.equals("fail") && !onError.equals("skip")) {

@@ -2,6 +2,7 @@ package dev.efferent.core.tools;
 
 import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigSettings;
+import dev.efferent.core.config.HomePath;
 import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.plugin.PluginRegistry;
 import dev.efferent.tools.spi.AllowedRoots;
@@ -45,7 +46,7 @@ public final class LocalTools {
     public static AllowedRoots roots(Config tools) {
         List<String> configured = new ConfigSettings(tools).list("roots");
         List<Path> paths = (configured.isEmpty() ? List.of(".") : configured).stream()
-                .map(LocalTools::expandHome)
+                .map(HomePath::expand)
                 .map(p -> Path.of(p).toAbsolutePath().normalize())
                 .toList();
         try {
@@ -53,12 +54,5 @@ public final class LocalTools {
         } catch (ToolException e) {
             throw new ConfigException("tools.roots: " + e.getMessage(), e);
         }
-    }
-
-    private static String expandHome(String path) {
-        if (path.equals("~") || path.startsWith("~/")) {
-            return System.getProperty("user.home") + path.substring(1);
-        }
-        return path;
     }
 }

@@ -1,0 +1,60 @@
+package dev.efferent.brain;
+
+import dev.efferent.core.config.ConfigException;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
+import java.util.Base64;
+
+/**
+ * The API token of a brain that was given none: made once, kept in a file only its user can read, and reused on
+ * every start, so other users of the machine (and web pages) cannot use a brain that listens on loopback. The
+ * terminal chat and local scripts read the same file.
+ */
+final class GeneratedToken {
+    private GeneratedToken() {
+    }
+
+    /** The token in {@code file}, made (32 random bytes, mode 600) if the file does not exist yet. */
+    static String loadOrCreate(Path file) {
+        try {
+            if (Files.exists(file)) {
+                String token = Files.readString(file, StandardCharsets.UTF_8).strip();
+                if (token.isEmpty()) {
+                    throw new ConfigException("the API token file " + file + " is empty: delete it and the brain "
+                            + "makes a new token, or set api.token");
+                }
+                return token;
+            }
+            Files.createDirectories(file.getParent());
+            byte[] random = new byte[32];
+            new SecureRandom().nextBytes(random);
+            String token = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+            create(file, token);
+            return token;
+        } catch (FileAlreadyExistsException e) {
+            // Another brain made it between our look and our write: use theirs.
+            return loadOrCreate(file);
+        } catch (IOException e) {
+            throw new ConfigException("cannot keep the brain's API token in " + file + " (" + e + "): set "
+                    + "brain.state-dir to a directory this user may write, or set api.token");
+        }
+    }
+
+    private static void create(Path file, String token) throws IOException {
+        try {
+            // Created with its final permissions, so the token is never readable by others, even for a moment.
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+        } catch (UnsupportedOperationException e) {
+            // Not a POSIX file system (Windows): the file inherits the user profile's permissions.
+            Files.createFile(file);
+        }
+        Files.writeString(file, token + "\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ErrorCode;
+import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.RejectReason;
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskProgress;
+import dev.efferent.protocol.TaskRejected;
+import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A worker acts only on what is its own: results, progress and rejections of its tasks, and its own id. */
+class WorkerIdentityTest extends RouterFixture {
+
+    private TaskDispatch runningOn(FakeWorker w) {
+        router.submit(TaskRequest.of("run_shell", params("{}")).onWorker(w.id));
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        return d;
+    }
+
+    @Test
+    void aForgedResultFromAnotherWorkerIsRefusedAndTheRealResultIsStored() {
+        start(true, Optional.empty());
+        FakeWorker w1 = new FakeWorker("w1");
+        w1.register(router, 2, FakeWorker.tool("run_shell", false));
+        FakeWorker rogue = new FakeWorker("rogue");
+        rogue.register(router, 2, FakeWorker.tool("run_shell", false));
+        TaskDispatch d = runningOn(w1);
+
+        rogue.complete(d, "forged output");
+        ErrorMessage refused = rogue.next(ErrorMessage.class);
+        assertEquals(ErrorCode.UNKNOWN_TASK, refused.code());
+        assertEquals("task:result: task " + d.taskId() + " was not dispatched to this worker", refused.message());
+        assertEquals(TaskStatus.RUNNING, router.task(d.taskId()).orElseThrow().status());
+
+        w1.complete(d, "the real output");
+        assertEquals(d.taskId(), w1.next(TaskResultAck.class).taskId());
+        Task done = await(d.taskId());
+        assertEquals(TaskStatus.COMPLETED, done.status());
+        assertTrue(done.result().orElseThrow().contains("the real output"), done.result().orElseThrow());
+    }
+
+    @Test
+    void forgedProgressAndRejectionAreRefused() {
+        start(true, Optional.empty());
+        FakeWorker w1 = new FakeWorker("w1");
+        w1.register(router, 2, FakeWorker.tool("run_shell", false));
+        FakeWorker rogue = new FakeWorker("rogue");
+        rogue.register(router, 2, FakeWorker.tool("run_shell", false));
+        TaskDispatch d = runningOn(w1);
+
+        rogue.connection.receive(new TaskProgress(d.taskId(), 99, "forged"));
+        assertEquals("task:progress: task " + d.taskId() + " was not dispatched to this worker",
+                rogue.next(ErrorMessage.class).message());
+        rogue.connection.receive(new TaskRejected(d.taskId(), RejectReason.BAD_PARAMS, "forged"));
+        assertEquals("task:rejected: task " + d.taskId() + " was not dispatched to this worker",
+                rogue.next(ErrorMessage.class).message());
+        assertEquals(TaskStatus.RUNNING, router.task(d.taskId()).orElseThrow().status());
+    }
+
+    @Test
+    void aResultForATaskDispatchedBeforeARestartIsTakenOnlyFromTheWorkerHoldingIt() {
+        start(true, Optional.empty());
+        FakeWorker w1 = new FakeWorker("w1");
+        w1.register(router, 2, FakeWorker.tool("run_shell", false));
+        TaskDispatch d = runningOn(w1);
+        // Another brain over the same queue knows the task only from the queue: not in flight there.
+        Router other = Router.start(router.settings(), queue, Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
+                java.time.Clock.systemUTC());
+        try {
+            FakeWorker rogue = new FakeWorker("rogue");
+            rogue.register(other, 2, FakeWorker.tool("run_shell", false));
+            rogue.complete(d, "forged output");
+            assertEquals(ErrorCode.UNKNOWN_TASK, rogue.next(ErrorMessage.class).code());
+            assertEquals(TaskStatus.RUNNING, router.task(d.taskId()).orElseThrow().status());
+        } finally {
+            other.close();
+        }
+    }
+
+    @Test
+    void aSecondConnectionWithTheIdOfALiveWorkerIsRefused() throws InterruptedException {
+        start(true, Optional.empty());
+        FakeWorker first = new FakeWorker("laptop");
+        first.register(router, 2, FakeWorker.tool("run_shell", false));
+        FakeWorker impostor = new FakeWorker("laptop");
+        impostor.connection = router.connect(impostor);
+        impostor.connection.receive(new WorkerRegister(1, "laptop", "laptop", "elsewhere", "test", List.of(), 2));
+
+        ErrorMessage refused = impostor.next(ErrorMessage.class);
+        assertTrue(refused.message().startsWith("worker:register: worker id 'laptop' is already connected"),
+                refused.message());
+        assertEquals(1008, impostor.awaitClose());
+        assertEquals(0, first.closeCode);
+        assertTrue(router.workers().stream().anyMatch(w -> w.id().equals("laptop") && w.online()));
+        TaskDispatch d = runningOn(first);
+        assertEquals("run_shell", d.tool());
+    }
+
+    @Test
+    void aSilentOldConnectionIsReplacedAfterThePingGoesUnanswered() throws InterruptedException {
+        start(true, Optional.empty());
+        FakeWorker old = new FakeWorker("laptop");
+        old.register(router, 2, FakeWorker.tool("run_shell", false));
+        old.liveness = FakeWorker.Liveness.SILENT;
+
+        FakeWorker back = new FakeWorker("laptop");
+        back.register(router, 2, FakeWorker.tool("run_shell", false));
+        assertEquals(1008, old.awaitClose());
+        TaskDispatch d = runningOn(back);
+        assertEquals("run_shell", d.tool());
+    }
+}
