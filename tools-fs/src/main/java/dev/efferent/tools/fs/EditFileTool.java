@@ -10,8 +10,9 @@ import dev.efferent.tools.spi.ToolSpec;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
 
 /** edit_file: replaces an exact piece of text, which must occur once unless every occurrence is wanted. */
@@ -31,6 +32,12 @@ final class EditFileTool implements Tool {
              "additionalProperties": false}
             """, new ToolHints(false, false, false, false));
 
+    private final FsLimits limits;
+
+    EditFileTool(FsLimits limits) {
+        this.limits = limits;
+    }
+
     @Override
     public ToolSpec spec() {
         return SPEC;
@@ -45,13 +52,16 @@ final class EditFileTool implements Tool {
         if (oldText.equals(newText)) {
             throw new ToolException("old_text and new_text are the same; nothing to change in '" + shown + "'");
         }
-        Path file = context.roots().resolve(shown);
-        if (!Files.isRegularFile(file)) {
-            throw new ToolException(Files.isDirectory(file) ? "'" + shown + "' is a directory, not a file"
-                    : "file '" + shown + "' does not exist");
-        }
-        try {
-            String text = FileSupport.readText(file, shown);
+        try (ConfinedPath file = ConfinedPath.open(context.roots(), shown, limits)) {
+            BasicFileAttributes attrs = file.attributes()
+                    .orElseThrow(() -> new ToolException("file '" + shown + "' does not exist"));
+            if (attrs.isDirectory()) {
+                throw new ToolException("'" + shown + "' is a directory, not a file");
+            }
+            String text;
+            try (SeekableByteChannel channel = file.openForReading()) {
+                text = FileSupport.readText(channel, shown);
+            }
             int count = occurrences(text, oldText);
             if (count == 0) {
                 throw new ToolException("old_text was not found in '" + shown
@@ -62,10 +72,12 @@ final class EditFileTool implements Tool {
                         + "'; include more surrounding text to make it unique, or set replace_all to true");
             }
             String edited = replaceAll ? text.replace(oldText, newText) : replaceFirst(text, oldText, newText);
-            FileSupport.writeAtomically(file, edited.getBytes(StandardCharsets.UTF_8));
-            String path = context.roots().display(file);
+            file.replace(edited.getBytes(StandardCharsets.UTF_8));
+            String path = context.roots().display(file.path());
             return ToolResult.of("Replaced " + count + (count == 1 ? " occurrence" : " occurrences") + " in " + path,
                     Map.of("path", path, "replacements", count));
+        } catch (NoSuchFileException e) {
+            throw new ToolException("file '" + shown + "' does not exist");
         } catch (IOException e) {
             throw FileSupport.failure("edit", shown, e);
         }

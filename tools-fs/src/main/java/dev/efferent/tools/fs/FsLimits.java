@@ -4,20 +4,24 @@ import dev.efferent.tools.spi.Settings;
 import dev.efferent.tools.spi.ToolException;
 
 /**
- * The file toolkit's caps, from {@code tools.fs.*}.
+ * The file toolkit's caps and policy, from {@code tools.fs.*}.
  *
  * @param maxReadBytes       most bytes read_file returns in one call (default 256 KiB)
  * @param maxListEntries     most entries list_dir returns (default 1000)
  * @param maxSearchMatches   most matches search_files may be asked for (default 1000)
  * @param maxSearchFileBytes larger files are skipped by search_files (default 10 MiB)
+ * @param allowHardLinks     whether files with more than one hard link may be read or replaced (default false:
+ *                           another of their names may lie outside the roots)
  */
-record FsLimits(long maxReadBytes, int maxListEntries, int maxSearchMatches, long maxSearchFileBytes) {
+record FsLimits(long maxReadBytes, int maxListEntries, int maxSearchMatches, long maxSearchFileBytes,
+                boolean allowHardLinks) {
     static FsLimits from(Settings settings) {
         return new FsLimits(
                 positive(settings, "max-read-bytes", 256 * 1024),
                 (int) positive(settings, "max-list-entries", 1000),
                 (int) positive(settings, "max-search-matches", 1000),
-                positive(settings, "max-search-file-bytes", 10L * 1024 * 1024));
+                positive(settings, "max-search-file-bytes", 10L * 1024 * 1024),
+                settings.getBoolean("allow-hardlinks", false));
     }
 
     private static long positive(Settings settings, String key, long defaultValue) {

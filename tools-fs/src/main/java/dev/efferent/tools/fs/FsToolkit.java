@@ -10,8 +10,8 @@ final class FsToolkit implements Toolkit {
     private final List<Tool> tools;
 
     FsToolkit(FsLimits limits) {
-        this.tools = List.of(new ReadFileTool(limits), new WriteFileTool(), new EditFileTool(), new ListDirTool(limits),
-                new SearchFilesTool(limits), new StatTool());
+        this.tools = List.of(new ReadFileTool(limits), new WriteFileTool(limits), new EditFileTool(limits),
+                new ListDirTool(limits), new SearchFilesTool(limits), new StatTool(limits));
     }
 
     @Override

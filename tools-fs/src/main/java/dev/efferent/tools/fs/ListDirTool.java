@@ -9,9 +9,7 @@ import dev.efferent.tools.spi.ToolResult;
 import dev.efferent.tools.spi.ToolSpec;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -49,15 +47,20 @@ final class ListDirTool implements Tool {
     @Override
     public ToolResult call(ToolParams params, ToolContext context) {
         String shown = params.string("path", ".");
-        Path dir = context.roots().resolve(shown);
-        if (!Files.isDirectory(dir)) {
-            throw new ToolException(Files.exists(dir) ? "'" + shown + "' is a file, not a directory; use stat or read_file"
-                    : "directory '" + shown + "' does not exist");
-        }
         Listing listing = new Listing((int) params.integer("depth", 2), params.bool("include_hidden", false), context);
-        StringBuilder out = new StringBuilder(context.roots().display(dir)).append("/\n");
-        try {
-            listing.walk(dir, dir, 1, out);
+        Path dir;
+        StringBuilder out = new StringBuilder();
+        try (ConfinedPath start = ConfinedPath.open(context.roots(), shown, limits)) {
+            BasicFileAttributes attrs = start.attributes()
+                    .orElseThrow(() -> new ToolException("directory '" + shown + "' does not exist"));
+            if (!attrs.isDirectory()) {
+                throw new ToolException("'" + shown + "' is a file, not a directory; use stat or read_file");
+            }
+            dir = start.path();
+            out.append(context.roots().display(dir)).append("/\n");
+            listing.walk(dir, start, 1, out);
+        } catch (NoSuchFileException e) {
+            throw new ToolException("directory '" + shown + "' does not exist");
         } catch (IOException e) {
             throw FileSupport.failure("list", shown, e);
         }
@@ -86,32 +89,36 @@ final class ListDirTool implements Tool {
             this.context = context;
         }
 
-        void walk(Path base, Path dir, int level, StringBuilder out) throws IOException {
-            List<Path> children = new ArrayList<>();
-            try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-                for (Path child : stream) {
-                    if (hidden || !child.getFileName().toString().startsWith(".")) {
-                        children.add(child);
+        void walk(Path base, ConfinedPath entry, int level, StringBuilder out) throws IOException {
+            try (ConfinedPath dir = entry.openDirectory()) {
+                List<Child> children = new ArrayList<>();
+                for (String name : dir.names()) {
+                    if (hidden || !name.startsWith(".")) {
+                        ConfinedPath child = dir.child(name);
+                        // An entry deleted since the directory was read is simply no longer there to list.
+                        child.attributes().ifPresent(attrs -> children.add(new Child(name, child, attrs)));
                     }
                 }
+                children.sort(Comparator.comparing((Child c) -> !c.attrs().isDirectory()).thenComparing(Child::name));
+                list(base, children, level, out);
             }
-            children.sort(Comparator.comparing((Path p) -> !Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
-                    .thenComparing(p -> p.getFileName().toString()));
+        }
+
+        private void list(Path base, List<Child> children, int level, StringBuilder out) throws IOException {
             String indent = "  ".repeat(level);
-            for (Path child : children) {
+            for (Child child : children) {
                 if (entries.size() >= limits.maxListEntries()) {
                     truncated = true;
                     return;
                 }
                 context.checkCancelled();
-                BasicFileAttributes attrs = Files.readAttributes(child, BasicFileAttributes.class,
-                        LinkOption.NOFOLLOW_LINKS);
-                String name = child.getFileName().toString();
-                String rel = base.relativize(child).toString();
+                BasicFileAttributes attrs = child.attrs();
+                String name = child.name();
+                String rel = base.relativize(child.path().path()).toString();
                 Map<String, Object> entry = new LinkedHashMap<>();
                 entry.put("path", rel);
                 if (attrs.isSymbolicLink()) {
-                    String target = Files.readSymbolicLink(child).toString();
+                    String target = child.path().readSymbolicLink().toString();
                     out.append(indent).append(name).append(" -> ").append(target).append('\n');
                     entry.put("type", "symlink");
                     entry.put("target", target);
@@ -121,7 +128,7 @@ final class ListDirTool implements Tool {
                     entry.put("type", "directory");
                     entries.add(entry);
                     if (level < depth) {
-                        walk(base, child, level + 1, out);
+                        walk(base, child.path(), level + 1, out);
                         if (truncated) {
                             return;
                         }
@@ -134,5 +141,9 @@ final class ListDirTool implements Tool {
                 }
             }
         }
+    }
+
+    /** A directory entry with the attributes it had when listed (links not followed). */
+    private record Child(String name, ConfinedPath path, BasicFileAttributes attrs) {
     }
 }

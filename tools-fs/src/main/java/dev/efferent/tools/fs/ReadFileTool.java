@@ -11,11 +11,14 @@ import dev.efferent.tools.spi.ToolSpec;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -49,26 +52,29 @@ final class ReadFileTool implements Tool {
     @Override
     public ToolResult call(ToolParams params, ToolContext context) {
         String shown = params.string("path");
-        Path file = context.roots().resolve(shown);
-        if (Files.isDirectory(file)) {
-            throw new ToolException("'" + shown + "' is a directory; use list_dir to see what it holds");
-        }
-        if (!Files.exists(file)) {
-            throw new ToolException("file '" + shown + "' does not exist");
-        }
         long offset = params.integer("offset", 1);
         long limit = params.integer("limit", Long.MAX_VALUE);
-        try {
-            if (FileSupport.looksBinary(file)) {
-                throw FileSupport.binary(shown);
+        try (ConfinedPath file = ConfinedPath.open(context.roots(), shown, limits)) {
+            BasicFileAttributes attrs = file.attributes()
+                    .orElseThrow(() -> new ToolException("file '" + shown + "' does not exist"));
+            if (attrs.isDirectory()) {
+                throw new ToolException("'" + shown + "' is a directory; use list_dir to see what it holds");
             }
-            return read(file, shown, offset, limit, context);
+            try (SeekableByteChannel channel = file.openForReading()) {
+                if (FileSupport.looksBinary(channel)) {
+                    throw FileSupport.binary(shown);
+                }
+                return read(channel, file.path(), shown, offset, limit, context);
+            }
+        } catch (NoSuchFileException e) {
+            throw new ToolException("file '" + shown + "' does not exist");
         } catch (IOException e) {
             throw FileSupport.failure("read", shown, e);
         }
     }
 
-    private ToolResult read(Path file, String shown, long offset, long limit, ToolContext context) throws IOException {
+    private ToolResult read(SeekableByteChannel channel, Path file, String shown, long offset, long limit,
+                            ToolContext context) throws IOException {
         var decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT)
                 .onUnmappableCharacter(CodingErrorAction.REPORT);
@@ -78,7 +84,8 @@ final class ReadFileTool implements Tool {
         long returned = 0;
         boolean truncated = false;
         boolean more = false;
-        try (BufferedReader reader = new BufferedReader(new InputStreamReader(Files.newInputStream(file), decoder))) {
+        try (BufferedReader reader = new BufferedReader(
+                new InputStreamReader(Channels.newInputStream(channel), decoder))) {
             String line;
             while ((line = reader.readLine()) != null) {
                 lineNo++;

@@ -11,14 +11,13 @@ import dev.efferent.tools.spi.ToolSpec;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.channels.Channels;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileSystems;
-import java.nio.file.FileVisitResult;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.PathMatcher;
-import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -75,13 +74,13 @@ final class SearchFilesTool implements Tool {
                 .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g));
         int max = (int) Math.min(params.integer("max_matches", 100), limits.maxSearchMatches());
         String shown = params.string("path", ".");
-        Path start = context.roots().resolve(shown);
-        if (!Files.exists(start)) {
-            throw new ToolException("path '" + shown + "' does not exist");
-        }
         Search search = new Search(pattern, glob, max, context);
-        try {
-            Files.walkFileTree(start, search);
+        try (ConfinedPath start = ConfinedPath.open(context.roots(), shown, limits)) {
+            BasicFileAttributes attrs = start.attributes()
+                    .orElseThrow(() -> new ToolException("path '" + shown + "' does not exist"));
+            search.visit(start, attrs);
+        } catch (NoSuchFileException e) {
+            throw new ToolException("path '" + shown + "' does not exist");
         } catch (IOException e) {
             throw FileSupport.failure("search", shown, e);
         }
@@ -92,15 +91,25 @@ final class SearchFilesTool implements Tool {
         } else if (search.truncated) {
             out.append("[… stopped at ").append(max).append(" matches; narrow the pattern, path or glob]\n");
         }
+        if (search.hardLinked > 0) {
+            out.append("[").append(search.hardLinked).append(" hard-linked files skipped: their content may belong to ")
+                    .append("files outside the allowed roots; set tools.fs.allow-hardlinks: true to search them]\n");
+        }
+        if (search.unreadable > 0) {
+            out.append("[").append(search.unreadable).append(" files or directories could not be read and were ")
+                    .append("skipped]\n");
+        }
         Map<String, Object> structured = new LinkedHashMap<>();
         structured.put("matches", search.matches);
         structured.put("filesSearched", search.filesSearched);
         structured.put("truncated", search.truncated);
+        structured.put("hardLinksSkipped", search.hardLinked);
+        structured.put("unreadableSkipped", search.unreadable);
         return ToolResult.of(out.toString(), structured);
     }
 
-    /** One search's walk and its findings. */
-    private final class Search extends SimpleFileVisitor<Path> {
+    /** One search's walk and its findings. Links are never followed: the walk goes through directory handles. */
+    private final class Search {
         private final Pattern pattern;
         private final Optional<PathMatcher> glob;
         private final int max;
@@ -108,6 +117,8 @@ final class SearchFilesTool implements Tool {
         private final List<String> lines = new ArrayList<>();
         private final List<Map<String, Object>> matches = new ArrayList<>();
         private int filesSearched;
+        private int hardLinked;
+        private int unreadable;
         private boolean truncated;
 
         Search(Pattern pattern, Optional<PathMatcher> glob, int max, ToolContext context) {
@@ -117,48 +128,80 @@ final class SearchFilesTool implements Tool {
             this.context = context;
         }
 
-        @Override
-        public FileVisitResult preVisitDirectory(Path dir, BasicFileAttributes attrs) {
-            context.checkCancelled();
-            return ".git".equals(String.valueOf(dir.getFileName())) ? FileVisitResult.SKIP_SUBTREE
-                    : FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-            if (!attrs.isRegularFile() || attrs.size() > limits.maxSearchFileBytes()
-                    || glob.map(g -> !g.matches(file.getFileName())).orElse(false)
-                    || FileSupport.looksBinary(file)) {
-                return FileVisitResult.CONTINUE;
+        /** Searches {@code entry}, a file or a directory tree; false once the match cap ends the search. */
+        boolean visit(ConfinedPath entry, BasicFileAttributes attrs) throws IOException {
+            if (attrs.isRegularFile()) {
+                return searchFile(entry, attrs);
             }
-            filesSearched++;
-            String shown = context.roots().display(file);
-            var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
-                    .onUnmappableCharacter(CodingErrorAction.REPLACE);
-            try (BufferedReader reader = new BufferedReader(new InputStreamReader(Files.newInputStream(file), decoder))) {
-                String line;
-                int lineNo = 0;
-                while ((line = reader.readLine()) != null) {
-                    lineNo++;
-                    Matcher m = pattern.matcher(line);
-                    if (m.find()) {
-                        if (matches.size() >= max) {
-                            truncated = true;
-                            return FileVisitResult.TERMINATE;
-                        }
-                        String text = line.length() > MAX_LINE_CHARS ? line.substring(0, MAX_LINE_CHARS) + "…" : line;
-                        lines.add(shown + ":" + lineNo + ": " + text);
-                        matches.add(Map.of("file", shown, "line", lineNo, "text", text));
+            if (!attrs.isDirectory() || ".git".equals(String.valueOf(entry.path().getFileName()))) {
+                return true;
+            }
+            context.checkCancelled();
+            try (ConfinedPath dir = entry.openDirectory()) {
+                List<String> names = dir.names();
+                names.sort(null);
+                for (String name : names) {
+                    ConfinedPath child = dir.child(name);
+                    Optional<BasicFileAttributes> childAttrs = child.attributes();
+                    if (childAttrs.isPresent() && !visitChild(child, childAttrs.get())) {
+                        return false;
                     }
                 }
             }
-            return FileVisitResult.CONTINUE;
+            return true;
         }
 
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException e) {
-            // An unreadable file (permissions, a vanished file) should not end the search of everything else.
-            return FileVisitResult.CONTINUE;
+        private boolean visitChild(ConfinedPath child, BasicFileAttributes attrs) {
+            try {
+                return visit(child, attrs);
+            } catch (IOException e) {
+                // An unreadable file or directory (permissions, a vanished file) should not end the search of
+                // everything else; it is counted and reported.
+                unreadable++;
+                return true;
+            }
+        }
+
+        private boolean searchFile(ConfinedPath file, BasicFileAttributes attrs) throws IOException {
+            if (attrs.size() > limits.maxSearchFileBytes()
+                    || glob.map(g -> !g.matches(file.path().getFileName())).orElse(false)) {
+                return true;
+            }
+            if (file.refusesHardLink(attrs)) {
+                hardLinked++;
+                return true;
+            }
+            try (SeekableByteChannel channel = file.openForReading()) {
+                if (FileSupport.looksBinary(channel)) {
+                    return true;
+                }
+                filesSearched++;
+                return searchLines(channel, context.roots().display(file.path()));
+            }
+        }
+
+        private boolean searchLines(SeekableByteChannel channel, String shown) throws IOException {
+            var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+                    .onUnmappableCharacter(CodingErrorAction.REPLACE);
+            // Not closed here: it holds nothing but the channel, which the caller closes.
+            BufferedReader reader = new BufferedReader(
+                    new InputStreamReader(Channels.newInputStream(channel), decoder));
+            String line;
+            int lineNo = 0;
+            while ((line = reader.readLine()) != null) {
+                lineNo++;
+                Matcher m = pattern.matcher(line);
+                if (m.find()) {
+                    if (matches.size() >= max) {
+                        truncated = true;
+                        return false;
+                    }
+                    String text = line.length() > MAX_LINE_CHARS ? line.substring(0, MAX_LINE_CHARS) + "…" : line;
+                    lines.add(shown + ":" + lineNo + ": " + text);
+                    matches.add(Map.of("file", shown, "line", lineNo, "text", text));
+                }
+            }
+            return true;
         }
     }
 }

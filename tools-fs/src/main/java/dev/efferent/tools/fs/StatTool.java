@@ -10,12 +10,13 @@ import dev.efferent.tools.spi.ToolSpec;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** stat: a path's type, size, modification time and permissions. */
 final class StatTool implements Tool {
@@ -30,6 +31,12 @@ final class StatTool implements Tool {
              "additionalProperties": false}
             """, ToolHints.READ_ONLY);
 
+    private final FsLimits limits;
+
+    StatTool(FsLimits limits) {
+        this.limits = limits;
+    }
+
     @Override
     public ToolSpec spec() {
         return SPEC;
@@ -38,24 +45,25 @@ final class StatTool implements Tool {
     @Override
     public ToolResult call(ToolParams params, ToolContext context) {
         String shown = params.string("path");
-        Path path = context.roots().resolve(shown);
-        if (!Files.exists(path)) {
-            throw new ToolException("path '" + shown + "' does not exist");
-        }
         Map<String, Object> info = new LinkedHashMap<>();
-        try {
-            BasicFileAttributes attrs = Files.readAttributes(path, BasicFileAttributes.class);
-            info.put("path", context.roots().display(path));
-            info.put("type", attrs.isDirectory() ? "directory" : attrs.isRegularFile() ? "file" : "other");
+        try (ConfinedPath path = ConfinedPath.open(context.roots(), shown, limits)) {
+            BasicFileAttributes attrs = path.attributes()
+                    .orElseThrow(() -> new ToolException("path '" + shown + "' does not exist"));
+            info.put("path", context.roots().display(path.path()));
+            info.put("type", attrs.isDirectory() ? "directory" : attrs.isRegularFile() ? "file"
+                    : attrs.isSymbolicLink() ? "symlink" : "other");
             info.put("size", attrs.size());
             info.put("modified", attrs.lastModifiedTime().toInstant().toString());
-            if (Files.getFileStore(path).supportsFileAttributeView("posix")) {
-                PosixFileAttributes posix = Files.readAttributes(path, PosixFileAttributes.class);
-                info.put("permissions", PosixFilePermissions.toString(posix.permissions()));
-                info.put("owner", posix.owner().getName());
+            Optional<PosixFileAttributes> posix = path.posixAttributes();
+            if (posix.isPresent()) {
+                info.put("permissions", PosixFilePermissions.toString(posix.get().permissions()));
+                info.put("owner", posix.get().owner().getName());
             }
-            info.put("readable", Files.isReadable(path));
-            info.put("writable", Files.isWritable(path));
+            // access(2) has no handle form in Java; these two are hints about the path, not about the handle.
+            info.put("readable", Files.isReadable(path.path()));
+            info.put("writable", Files.isWritable(path.path()));
+        } catch (NoSuchFileException e) {
+            throw new ToolException("path '" + shown + "' does not exist");
         } catch (IOException e) {
             throw FileSupport.failure("stat", shown, e);
         }

@@ -10,9 +10,10 @@ import dev.efferent.tools.spi.ToolSpec;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.Map;
+import java.util.Optional;
 
 /** write_file: creates or replaces a file atomically, creating its parent directories. */
 final class WriteFileTool implements Tool {
@@ -29,6 +30,12 @@ final class WriteFileTool implements Tool {
              "additionalProperties": false}
             """, new ToolHints(false, true, true, false));
 
+    private final FsLimits limits;
+
+    WriteFileTool(FsLimits limits) {
+        this.limits = limits;
+    }
+
     @Override
     public ToolSpec spec() {
         return SPEC;
@@ -37,19 +44,21 @@ final class WriteFileTool implements Tool {
     @Override
     public ToolResult call(ToolParams params, ToolContext context) {
         String shown = params.string("path");
-        Path file = context.roots().resolve(shown);
-        if (Files.isDirectory(file)) {
-            throw new ToolException("'" + shown + "' is a directory; give the path of a file inside it");
-        }
         byte[] bytes = params.string("content").getBytes(StandardCharsets.UTF_8);
-        boolean existed = Files.exists(file);
-        try {
-            Files.createDirectories(file.getParent());
-            FileSupport.writeAtomically(file, bytes);
+        boolean existed;
+        Path written;
+        try (ConfinedPath file = ConfinedPath.openCreatingParents(context.roots(), shown, limits)) {
+            Optional<BasicFileAttributes> attrs = file.attributes();
+            if (attrs.isPresent() && attrs.get().isDirectory()) {
+                throw new ToolException("'" + shown + "' is a directory; give the path of a file inside it");
+            }
+            existed = attrs.isPresent();
+            file.replace(bytes);
+            written = file.path();
         } catch (IOException e) {
             throw FileSupport.failure("write", shown, e);
         }
-        String path = context.roots().display(file);
+        String path = context.roots().display(written);
         return ToolResult.of((existed ? "Replaced " : "Created ") + path + " (" + FileSupport.size(bytes.length) + ")",
                 Map.of("path", path, "bytes", bytes.length, "created", !existed));
     }

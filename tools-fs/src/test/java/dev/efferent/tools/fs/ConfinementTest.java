@@ -83,6 +83,27 @@ class ConfinementTest extends FsToolsTest {
     }
 
     @Test
+    void writingThroughAFileLinkLeadingOutsideIsRefused() throws IOException {
+        Path secret = Files.writeString(outside.resolve("secret.txt"), "top secret");
+        Files.createSymbolicLink(root.resolve("link.txt"), secret);
+        String write = error("write_file", Map.of("path", "link.txt", "content", "x"));
+        assertTrue(write.startsWith("path 'link.txt' leads through a symbolic link to '"), write);
+        assertEquals("top secret", Files.readString(secret));
+        assertTrue(Files.isSymbolicLink(root.resolve("link.txt")), "the link is left as it was");
+    }
+
+    @Test
+    void writingThroughALinkInsideTheRootsReplacesItsTarget() throws IOException {
+        // Links inside the roots are resolved to their real target before the handle walk, which then opens that
+        // target without following anything; so the link stays and its target gets the new content.
+        Files.writeString(root.resolve("real.txt"), "old");
+        Files.createSymbolicLink(root.resolve("alias.txt"), root.resolve("real.txt"));
+        assertEquals("Replaced real.txt (3 B)", ok("write_file", Map.of("path", "alias.txt", "content", "new")).text());
+        assertEquals("new", Files.readString(root.resolve("real.txt")));
+        assertTrue(Files.isSymbolicLink(root.resolve("alias.txt")));
+    }
+
+    @Test
     void searchAndListDoNotFollowLinksOutside() throws IOException {
         Files.writeString(outside.resolve("secret.txt"), "needle outside");
         Files.writeString(root.resolve("mine.txt"), "needle inside");

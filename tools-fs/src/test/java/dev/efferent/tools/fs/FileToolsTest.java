@@ -90,6 +90,14 @@ class FileToolsTest extends FsToolsTest {
     }
 
     @Test
+    void writeFileTakesNamesUpToTheFileSystemsLimit() throws IOException {
+        String name = "é".repeat(120) + ".txt"; // 244 bytes of UTF-8: the temporary name beside it must stay shorter
+        ok("write_file", Map.of("path", name, "content", "long"));
+        ok("write_file", Map.of("path", name, "content", "longer"));
+        assertEquals("longer", Files.readString(root.resolve(name)));
+    }
+
+    @Test
     void writeFileKeepsTheExistingFilesPermissions() throws IOException {
         Path script = Files.writeString(root.resolve("run.sh"), "#!/bin/sh\n");
         Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));

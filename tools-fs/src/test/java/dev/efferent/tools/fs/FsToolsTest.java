@@ -39,8 +39,16 @@ abstract class FsToolsTest {
 
     @BeforeEach
     void startExecutor() {
+        startExecutor(settings());
+    }
+
+    /** Replaces the executor with one whose toolkit has {@code settings}. */
+    void startExecutor(Settings settings) {
+        if (executor != null) {
+            executor.close();
+        }
         executor = new LocalToolExecutor(
-                ToolCatalog.of(List.of(new FsToolkitProvider().create(settings()))),
+                ToolCatalog.of(List.of(new FsToolkitProvider().create(settings))),
                 AllowedRoots.of(List.of(root)));
     }
 
