@@ -10,16 +10,11 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -113,7 +108,8 @@ class BrowserGuardTest extends BrainFixture {
     void crossSiteRequestsAreRefusedWithAndWithoutAToken(boolean withToken) throws IOException {
         // Without a configured token, the brain makes one: pages still cannot get in, tokens or not.
         startBrain(false, withToken ? Map.of() : Map.of("api.token", "", "brain.state-dir", dir.resolve("state").toString()));
-        Path pwned = dir.resolve("pwned");
+        // Inside the tool root, so the shell sandbox would let it happen: only the guard stands in the way.
+        Path pwned = brainRoot().resolve("pwned");
         String attack = "{\"tool\":\"run_shell\",\"params\":{\"command\":\"touch " + pwned + "\"}}";
         Map<String, String> a = auth(withToken);
 
@@ -196,52 +192,21 @@ class BrowserGuardTest extends BrainFixture {
         startBrain(false, Map.of());
         URI uri = URI.create("ws://127.0.0.1:" + brain.port() + "/ws/console?conversation=guard-test");
 
-        Frames wrong = new Frames();
-        WebSocket ws = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, wrong).join();
-        ws.sendText("{\"type\":\"say\",\"text\":\"/shell id\"}", true).join();
+        RawWorker wrong = RawWorker.open(uri, null);
+        wrong.send("{\"type\":\"say\",\"text\":\"/shell id\"}");
         assertEquals(1008, wrong.closed.get(10, TimeUnit.SECONDS));
         assertTrue(wrong.frames.isEmpty(), "nothing is said to a connection without the token: " + wrong.frames);
 
-        Frames inUrl = new Frames();
-        WebSocket viaQuery = HttpClient.newHttpClient().newWebSocketBuilder()
-                .buildAsync(URI.create(uri + "&token=" + TOKEN), inUrl).join();
-        viaQuery.sendText("{\"type\":\"say\",\"text\":\"/help\"}", true).join();
+        RawWorker inUrl = RawWorker.open(URI.create(uri + "&token=" + TOKEN), null);
+        inUrl.send("{\"type\":\"say\",\"text\":\"/help\"}");
         assertEquals(1008, inUrl.closed.get(10, TimeUnit.SECONDS), "a token in the URL is not accepted");
 
-        Frames right = new Frames();
-        WebSocket good = HttpClient.newHttpClient().newWebSocketBuilder().buildAsync(uri, right).join();
-        good.sendText("{\"type\":\"auth\",\"token\":\"" + TOKEN + "\"}", true).join();
-        String hello = right.frames.poll(10, TimeUnit.SECONDS);
-        assertTrue(hello != null && hello.contains("\"hello\""), String.valueOf(hello));
-        good.sendClose(WebSocket.NORMAL_CLOSURE, "bye").join();
-    }
+        RawWorker right = RawWorker.open(uri, null);
+        right.send("{\"type\":\"auth\",\"token\":\"" + TOKEN + "\"}");
+        assertEquals("hello", right.next("hello").path("type").asText());
+        right.socket.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "bye").join();
 
-    /** Records a socket's text frames and its close code. */
-    static final class Frames implements WebSocket.Listener {
-        final LinkedBlockingQueue<String> frames = new LinkedBlockingQueue<>();
-        final CompletableFuture<Integer> closed = new CompletableFuture<>();
-        private final StringBuilder partial = new StringBuilder();
-
-        @Override
-        public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-            partial.append(data);
-            if (last) {
-                frames.add(partial.toString());
-                partial.setLength(0);
-            }
-            ws.request(1);
-            return null;
-        }
-
-        @Override
-        public CompletionStage<?> onClose(WebSocket ws, int status, String reason) {
-            closed.complete(status);
-            return null;
-        }
-
-        @Override
-        public void onError(WebSocket ws, Throwable error) {
-            closed.completeExceptionally(error);
-        }
+        RawWorker header = RawWorker.open(uri, TOKEN);
+        assertEquals("hello", header.next("hello").path("type").asText());
     }
 }

@@ -20,12 +20,17 @@ final class RawWorker implements WebSocket.Listener {
     WebSocket socket;
 
     static RawWorker connect(int port, String secret) {
+        return open(URI.create("ws://127.0.0.1:" + port + "/ws/worker"), secret);
+    }
+
+    /** A hand-driven socket to any endpoint, e.g. the console's; {@code bearer} may be null. */
+    static RawWorker open(URI uri, String bearer) {
         RawWorker worker = new RawWorker();
         var builder = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
-        if (secret != null) {
-            builder.header("Authorization", "Bearer " + secret);
+        if (bearer != null) {
+            builder.header("Authorization", "Bearer " + bearer);
         }
-        worker.socket = builder.buildAsync(URI.create("ws://127.0.0.1:" + port + "/ws/worker"), worker).join();
+        worker.socket = builder.buildAsync(uri, worker).join();
         return worker;
     }
 

@@ -95,25 +95,33 @@ class WorkerFailureTest extends BrainFixture {
         Path root = dir.resolve("laptop-root");
         startWorker("laptop", root, Map.of());
         awaitWorker("laptop", true, 30);
-        String id = submit("{\"tool\":\"run_shell\",\"params\":{\"command\":\"sleep 120 & echo $! > sleep.pid; wait\","
+        // Found by its arguments: under the shell sandbox the command sees its own pid namespace, so $! means
+        // nothing out here.
+        String id = submit("{\"tool\":\"run_shell\",\"params\":{\"command\":\"sleep 987.5 & wait\","
                 + "\"timeout\":300}}").path("id").asText();
         awaitStatus(id, "running", 30);
-        Path pidFile = root.resolve("sleep.pid");
-        for (int i = 0; i < 200 && (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()); i++) {
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (sleepers().isEmpty() && System.nanoTime() < end) {
             Thread.sleep(25);
         }
-        long pid = Long.parseLong(Files.readString(pidFile).strip());
-        assertTrue(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false));
+        assertEquals(1, sleepers().size(), "the command's sleep is running");
 
         JsonNode cancelled = call("POST", "/api/v1/tasks/" + id + "/cancel", "{\"reason\":\"changed my mind\"}", 200);
         assertEquals("cancelled", cancelled.path("status").asText());
         assertEquals("changed my mind", cancelled.path("error").asText());
-        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false) && System.nanoTime() < end) {
+        end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!sleepers().isEmpty() && System.nanoTime() < end) {
             Thread.sleep(25);
         }
-        assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), "sleep " + pid + " survived");
+        assertEquals(java.util.List.of(), sleepers(), "the sleep survived");
         assertEquals("cancelled", task(id).path("status").asText());
+    }
+
+    private static java.util.List<ProcessHandle> sleepers() {
+        return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().arguments().map(a -> java.util.Arrays.asList(a).contains("987.5")).orElse(false))
+                .filter(p -> p.info().command().map(c -> c.endsWith("sleep")).orElse(false))
+                .toList();
     }
 
     @Test

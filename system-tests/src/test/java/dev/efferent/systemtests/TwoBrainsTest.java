@@ -24,8 +24,9 @@ class TwoBrainsTest extends SystemFixture {
         Path shared = dir.resolve("shared");
         Files.createDirectories(shared);
         Path log = shared.resolve("ran.txt");
-        worker("worker-a", dir.resolve("root-a"), List.of(a));
-        worker("worker-b", dir.resolve("root-b"), List.of(b));
+        // Both workers append to one file: it must be inside a root of each, as the shell sandbox allows no other writes.
+        worker("worker-a", dir.resolve("root-a"), List.of(a), "--root", shared.toString());
+        worker("worker-b", dir.resolve("root-b"), List.of(b), "--root", shared.toString());
         awaitWorkerOnline(a, "worker-a", 60);
         awaitWorkerOnline(b, "worker-b", 60);
 

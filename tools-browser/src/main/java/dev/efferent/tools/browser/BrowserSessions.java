@@ -111,7 +111,9 @@ final class BrowserSessions implements AutoCloseable {
         }
         Path chromium = Installed.chromium(settings.executable());
         Optional<Path> node = Installed.node(settings.node());
-        Map<String, String> env = new HashMap<>(Map.of("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1"));
+        // Neither the driver nor Chromium inherits the worker's environment and its secrets (BrowserEnvironment).
+        Map<String, String> env = BrowserEnvironment.forDriver(System.getenv());
+        env.put("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1");
         node.ifPresent(n -> env.put("PLAYWRIGHT_NODEJS_PATH", n.toString()));
         long start = System.nanoTime();
         try {
@@ -119,6 +121,7 @@ final class BrowserSessions implements AutoCloseable {
             browser = playwright.chromium().launch(new BrowserType.LaunchOptions()
                     .setExecutablePath(chromium)
                     .setHeadless(settings.headless())
+                    .setEnv(BrowserEnvironment.passed(System.getenv()))
                     .setArgs(List.of("--no-sandbox", "--disable-gpu", "--disable-background-networking",
                             "--disable-component-update", "--no-first-run", "--disable-sync")));
         } catch (PlaywrightException e) {

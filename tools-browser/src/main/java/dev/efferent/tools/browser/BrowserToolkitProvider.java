@@ -4,7 +4,11 @@ import dev.efferent.tools.spi.Settings;
 import dev.efferent.tools.spi.Toolkit;
 import dev.efferent.tools.spi.ToolkitProvider;
 
-/** Provides the browser toolkit as {@code "browser"}. */
+/**
+ * Provides the browser toolkit as {@code "browser"}; its settings are {@link BrowserSettings}. Node.js and Chromium
+ * never get the worker's environment: Chromium gets only what {@link BrowserEnvironment} passes, Playwright's
+ * driver the rest emptied, and no {@code EFFERENT_*} value reaches either.
+ */
 public final class BrowserToolkitProvider implements ToolkitProvider {
 
     /** For {@link java.util.ServiceLoader}. */

@@ -72,7 +72,10 @@ final class Installed {
 
     private static int majorVersion(Path node) {
         try {
-            Process p = new ProcessBuilder(node.toString(), "--version").redirectErrorStream(true).start();
+            ProcessBuilder builder = new ProcessBuilder(node.toString(), "--version").redirectErrorStream(true);
+            builder.environment().clear();
+            builder.environment().putAll(BrowserEnvironment.passed(System.getenv()));
+            Process p = builder.start();
             String out = new String(p.getInputStream().readAllBytes()).strip();
             if (!p.waitFor(10, TimeUnit.SECONDS) || !out.startsWith("v")) {
                 return -1;

@@ -34,6 +34,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The browser tools driving a real headless Chromium against pages served on loopback. */
 class BrowserToolsTest {
@@ -181,6 +182,32 @@ class BrowserToolsTest {
         String refused = error("s6", "browser_navigate", Map.of("url", url));
         assertEquals("could not open " + url + ": net::ERR_CONNECTION_REFUSED at " + url, refused);
         assertEquals("give a selector (CSS) or the element's visible text", error("s6", "browser_click", Map.of()));
+    }
+
+    @Test
+    void nodeAndChromiumGetNoneOfTheWorkersSecrets() throws IOException {
+        assertEquals("leak", System.getenv("EFFERENT_TEST_SECRET"),
+                "tools-browser/pom.xml has surefire set EFFERENT_TEST_SECRET, so this test has something to leak");
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "reads other processes' environments from /proc");
+        ok("s7", "browser_navigate", Map.of("url", base + "/target"));
+        List<ProcessHandle> started = ProcessHandle.current().descendants().toList();
+        int read = 0;
+        for (ProcessHandle process : started) {
+            String program = process.info().command().orElse("");
+            byte[] environ;
+            try {
+                environ = Files.readAllBytes(Path.of("/proc", Long.toString(process.pid()), "environ"));
+            } catch (IOException e) {
+                continue; // exited since the listing
+            }
+            read++;
+            for (String variable : new String(environ, StandardCharsets.UTF_8).split("\0")) {
+                // The driver can only have them emptied (BrowserEnvironment.forDriver); Chromium has none at all.
+                assertTrue(!variable.startsWith("EFFERENT_") || (variable.endsWith("=") && !program.contains("chrom")),
+                        program + " (" + process.pid() + ") has " + variable);
+            }
+        }
+        assertTrue(read >= 2, "found no Node.js and Chromium processes to check: " + started);
     }
 
     @Test

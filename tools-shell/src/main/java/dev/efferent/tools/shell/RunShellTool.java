@@ -21,17 +21,17 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * run_shell: runs a command through the platform shell in a directory under a root, with a timeout that never
  * outlasts the task's deadline, capped output, progress per output line, and the whole process tree killed on
- * cancel or timeout.
+ * cancel or timeout. The command gets a {@link ChildEnvironment} instead of the worker's environment, and runs in
+ * the configured {@link Sandbox}; the {@link DestructiveCommands} check comes first either way.
  */
 final class RunShellTool implements Tool {
     private static final long PROGRESS_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private static final Duration DRAIN_AFTER_EXIT = Duration.ofSeconds(2);
-    private static final ToolSpec SPEC = ToolSpec.local("run_shell",
-            "Run a command with the platform shell (/bin/sh -c, or cmd.exe /c on Windows) in 'cwd' (default the first "
-                    + "root). Returns the exit code, stdout and stderr (each capped). The command and every process it "
-                    + "starts are killed after 'timeout' seconds (default 30) or on cancel. Commands that can destroy a "
-                    + "system (rm -rf /, mkfs, shutdown, dd to a disk, fork bombs) are refused.",
-            """
+    private static final String DESCRIPTION = "Run a command with the platform shell (/bin/sh -c, or cmd.exe /c on "
+            + "Windows) in 'cwd' (default the first root). Returns the exit code, stdout and stderr (each capped). The "
+            + "command and every process it starts are killed after 'timeout' seconds (default 30) or on cancel. "
+            + "Commands that can destroy a system (rm -rf /, mkfs, shutdown, dd to a disk, fork bombs) are refused.";
+    private static final String SCHEMA = """
             {"type": "object",
              "properties": {
                "command": {"type": "string", "minLength": 1, "description": "The shell command line"},
@@ -40,19 +40,27 @@ final class RunShellTool implements Tool {
              },
              "required": ["command"],
              "additionalProperties": false}
-            """, new ToolHints(false, true, false, true));
+            """;
 
     private final ShellLimits limits;
     private final Shell shell;
+    private final ChildEnvironment environment;
+    private final Sandbox sandbox;
+    private final ToolSpec spec;
 
-    RunShellTool(ShellLimits limits, Shell shell) {
+    RunShellTool(ShellLimits limits, Shell shell, ChildEnvironment environment, Sandbox sandbox) {
         this.limits = limits;
         this.shell = shell;
+        this.environment = environment;
+        this.sandbox = sandbox;
+        // The model is told what the sandbox forbids, so it does not retry a download that cannot work.
+        this.spec = ToolSpec.local("run_shell", DESCRIPTION + sandbox.describe(), SCHEMA,
+                new ToolHints(false, true, false, true));
     }
 
     @Override
     public ToolSpec spec() {
-        return SPEC;
+        return spec;
     }
 
     @Override
@@ -73,13 +81,20 @@ final class RunShellTool implements Tool {
         if (remaining.compareTo(timeout) < 0) {
             timeout = remaining;
         }
+        try (Sandbox.Launch launch = sandbox.prepare(shell.argv(command), context.roots().paths(), cwd)) {
+            return run(command, launch, cwd, timeout, context);
+        }
+    }
+
+    private ToolResult run(String command, Sandbox.Launch launch, Path cwd, Duration timeout, ToolContext context) {
         long started = System.nanoTime();
         Process process;
         try {
-            process = new ProcessBuilder(shell.command(command))
+            ProcessBuilder builder = new ProcessBuilder(shell.launch(launch.argv()))
                     .directory(cwd.toFile())
-                    .redirectInput(ProcessBuilder.Redirect.from(nullDevice()))
-                    .start();
+                    .redirectInput(ProcessBuilder.Redirect.from(nullDevice()));
+            environment.applyTo(builder);
+            process = builder.start();
         } catch (IOException e) {
             throw new ToolException("could not start the shell for '" + command + "': " + e.getMessage());
         }

@@ -23,15 +23,17 @@ record Shell(boolean windows, Optional<Path> setsid) {
         return new Shell(windows, setsid);
     }
 
-    List<String> command(String command) {
-        List<String> argv = new ArrayList<>();
-        if (windows) {
-            argv.addAll(List.of("cmd.exe", "/c", command));
-            return argv;
-        }
-        setsid.ifPresent(p -> argv.add(p.toString()));
-        argv.addAll(List.of("/bin/sh", "-c", command));
-        return argv;
+    /** The shell running {@code command}: {@code /bin/sh -c command}, or {@code cmd.exe /c command}. */
+    List<String> argv(String command) {
+        return windows ? List.of("cmd.exe", "/c", command) : List.of("/bin/sh", "-c", command);
+    }
+
+    /** Starts {@code argv} (the shell, or a sandbox around it) in a process group of its own where possible. */
+    List<String> launch(List<String> argv) {
+        List<String> launch = new ArrayList<>();
+        setsid.ifPresent(p -> launch.add(p.toString()));
+        launch.addAll(argv);
+        return launch;
     }
 
     /** Whether the process leads a process group of its own that a group kill reaches. */

@@ -7,8 +7,30 @@ import dev.efferent.tools.spi.ToolkitProvider;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
-/** Provides the shell toolkit as {@code "shell"}. */
+/**
+ * Provides the shell toolkit as {@code "shell"}. Its settings, under {@code tools.shell}:
+ * <ul>
+ * <li>{@code max-output-bytes}: most bytes kept of stdout, and of stderr (default 65536).</li>
+ * <li>{@code default-timeout}: timeout of a command that names none (default 30s).</li>
+ * <li>{@code env}: variables commands get besides {@code PATH}, {@code HOME}, {@code LANG} and {@code TERM}
+ *     (which are copied from the worker's environment, or default to a standard PATH, the user's home,
+ *     {@code C.UTF-8} and {@code dumb}). A list (a YAML sequence, or comma-separated) of {@code NAME}, passing the
+ *     worker's value through when it has one, or {@code NAME=value}, setting it; a later entry wins. Nothing
+ *     else of the worker's environment reaches a command. A name starting with {@code EFFERENT_} fails
+ *     start-up: those hold Efferent's secrets. Default: empty.</li>
+ * <li>{@code sandbox}: {@code bwrap} runs every command under bubblewrap (the system read-only, the tool's roots
+ *     writable, a private {@code /tmp}, own pid namespace, no capabilities); {@code none} runs it unconfined.
+ *     Default: {@code bwrap} when bubblewrap is on the PATH or at {@code /usr/bin/bwrap} and works, else
+ *     {@code none} with a warning at start-up. {@code bwrap} without a working bubblewrap fails start-up.</li>
+ * <li>{@code network}: whether sandboxed commands may use the network (default false; unconfined ones always
+ *     can).</li>
+ * <li>{@code max-processes}: most processes a sandboxed command may have at once, bubblewrap's own two included
+ *     (default 256, from 16 to 1000000). Enforced by {@code RLIMIT_NPROC} in the sandbox's user namespace for an
+ *     ordinary user, by a pids cgroup per command for root; start-up warns when neither is possible.</li>
+ * </ul>
+ */
 public final class ShellToolkitProvider implements ToolkitProvider {
 
     /** For {@link java.util.ServiceLoader}. */
@@ -31,7 +53,18 @@ public final class ShellToolkitProvider implements ToolkitProvider {
         if (defaultTimeout.isNegative() || defaultTimeout.isZero()) {
             throw new ToolException("setting 'tools.shell.default-timeout' must be positive, got " + defaultTimeout);
         }
-        RunShellTool tool = new RunShellTool(new ShellLimits((int) maxOutput, defaultTimeout), Shell.detect());
+        long maxProcesses = settings.getLong("max-processes", 256);
+        if (maxProcesses < 16 || maxProcesses > 1_000_000) {
+            throw new ToolException("setting 'tools.shell.max-processes' must be from 16 to 1000000, got "
+                    + maxProcesses);
+        }
+        Shell shell = Shell.detect();
+        Map<String, String> parent = System.getenv();
+        ChildEnvironment environment = ChildEnvironment.of(settings.list("env"), parent, shell.windows());
+        Sandbox sandbox = Sandbox.choose(settings.get("sandbox"), BwrapSandbox.find(parent.get("PATH"),
+                BwrapSandbox.USUAL), settings.getBoolean("network", false), () -> ProcessLimit.detect((int) maxProcesses));
+        RunShellTool tool = new RunShellTool(new ShellLimits((int) maxOutput, defaultTimeout), shell, environment,
+                sandbox);
         return new ShellToolkit(List.of(tool));
     }
 }

@@ -38,7 +38,8 @@ class RunShellToolTest {
     private LocalToolExecutor executor;
 
     private LocalToolExecutor executor(Shell shell, int maxOutput) {
-        RunShellTool tool = new RunShellTool(new ShellLimits(maxOutput, Duration.ofSeconds(30)), shell);
+        RunShellTool tool = new RunShellTool(new ShellLimits(maxOutput, Duration.ofSeconds(30)), shell,
+                ChildEnvironment.of(List.of(), System.getenv(), shell.windows()), new Sandbox.Unconfined());
         executor = new LocalToolExecutor(ToolCatalog.of(List.of(new ShellToolkit(List.of(tool)))),
                 AllowedRoots.of(List.of(root)));
         return executor;
@@ -195,6 +196,17 @@ class RunShellToolTest {
         ToolResult result = run(executor(), Map.of("command", "no-such-command-xyz")).result().orElseThrow();
         assertEquals(127, result.structured().get("exitCode"));
         assertTrue(result.text().contains("not found"), result.text());
+    }
+
+    @Test
+    void commandsGetNoneOfTheWorkersEfferentVariables() throws Exception {
+        assertEquals("leak", System.getenv("EFFERENT_TEST_SECRET"),
+                "tools-shell/pom.xml has surefire set EFFERENT_TEST_SECRET, so this test has something to leak");
+        ToolResult result = run(executor(), Map.of("command", "env")).result().orElseThrow();
+        String env = (String) result.structured().get("stdout");
+        assertTrue(env.contains("PATH="), env);
+        assertFalse(env.contains("EFFERENT_"), env);
+        assertFalse(env.contains("leak"), env);
     }
 
     @Test
