@@ -31,6 +31,19 @@ class HandsTest extends BrainFixture {
     }
 
     @Test
+    void shellCommandsSeeNoSecretOfTheBrainOrTheWorker() throws Exception {
+        startBrain(true, Map.of());
+        startWorker("laptop", dir.resolve("laptop-root"), Map.of("EFFERENT_API_TOKEN", "worker-side-secret"));
+        awaitWorker("laptop", true, 30);
+        JsonNode onWorker = call("POST", "/api/v1/tasks?wait=30", "{\"tool\":\"run_shell\",\"params\":"
+                + "{\"command\":\"env\"},\"worker\":\"laptop\"}", 200);
+        assertEquals("laptop", onWorker.path("runningOn").asText());
+        assertTrue(onWorker.path("output").asText().contains("PATH="), onWorker.toString());
+        assertFalse(onWorker.path("output").asText().contains("EFFERENT_"), onWorker.path("output").asText());
+        assertFalse(onWorker.path("output").asText().contains(SECRET), onWorker.path("output").asText());
+    }
+
+    @Test
     void taskQueuedWhileOfflineRunsWhenTheWorkerConnects() throws Exception {
         startBrain(true, Map.of());
         Path root = dir.resolve("laptop-root");

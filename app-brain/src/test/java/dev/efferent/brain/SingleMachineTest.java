@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Single-machine mode: the brain alone runs the tools in its own process, behind the same API. */
@@ -84,6 +85,17 @@ class SingleMachineTest extends BrainFixture {
         assertTrue(readFile.path("annotations").path("readOnlyHint").asBoolean());
         assertEquals("brain", readFile.path("workers").get(0).asText());
         assertTrue(readFile.path("origin").asText().startsWith("efferent.tools.fs"), readFile.toString());
+    }
+
+    @Test
+    void shellCommandsSeeNoSecretOfTheBrain() {
+        // The test JVM's environment carries EFFERENT_TEST_SECRET (see this module's pom): the brain's own.
+        assertEquals("leak", System.getenv("EFFERENT_TEST_SECRET"), "the pom sets a secret in the environment");
+        startBrain(false, Map.of());
+        JsonNode done = call("POST", "/api/v1/tasks?wait=30", "{\"tool\":\"run_shell\",\"params\":"
+                + "{\"command\":\"env\"}}", 200);
+        assertTrue(done.path("output").asText().contains("PATH="), done.toString());
+        assertFalse(done.path("output").asText().contains("EFFERENT_"), done.path("output").asText());
     }
 
     @Test
