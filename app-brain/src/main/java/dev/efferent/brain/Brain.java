@@ -89,10 +89,10 @@ final class Brain implements AutoCloseable {
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
                     config.get("queue.provider").asString().orElse(Queues.DEFAULT_PROVIDER), tools.catalog().names());
-            settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0} (only you can "
-                    + "read it; the terminal chat and `curl -H \"Authorization: Bearer $(cat {0})\"` use it). Open the "
-                    + "console at http://{1}:{2}/#token={3}", file, consoleHost(settings.host()),
-                    String.valueOf(server.port()), settings.apiToken().orElseThrow()));
+            // The token itself is never logged: logs end up in journald, docker logs and CI output.
+            settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0}, readable "
+                    + "only by this user; the web console at http://{1}:{2}/ asks for it (cat {0}), the terminal chat "
+                    + "reads it by itself", file, consoleHost(settings.host()), String.valueOf(server.port())));
             return new Brain(queue, tools, router, metrics, chat, server);
         } catch (RuntimeException e) {
             if (chat != null) {
@@ -162,7 +162,7 @@ final class Brain implements AutoCloseable {
                                 .welcomeFileName("index.html")
                                 .build()));
         WsRouting.Builder sockets = WsRouting.builder()
-                .endpoint("/ws/console", () -> new ConsoleEndpoint(console, apiToken, guard::refusal));
+                .endpoint("/ws/console", () -> new ConsoleEndpoint(console, apiToken, guard::refusal, guard.refusals()));
         if (routing.handsEnabled()) {
             sockets.endpoint("/ws/worker", () -> new WorkerEndpoint(router, workerSecret, codec, guard));
         }

@@ -48,13 +48,22 @@ final class GeneratedToken {
     }
 
     private static void create(Path file, String token) throws IOException {
+        // Written whole to a private temporary file, then moved into place: no other reader ever sees an empty
+        // or half-written token, and the file is never readable by others, even for a moment.
+        Path temp = file.resolveSibling(file.getFileName() + ".tmp-" + ProcessHandle.current().pid());
+        Files.deleteIfExists(temp); // left by a crashed process that had our pid
         try {
-            // Created with its final permissions, so the token is never readable by others, even for a moment.
-            Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            Files.createFile(temp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
         } catch (UnsupportedOperationException e) {
             // Not a POSIX file system (Windows): the file inherits the user profile's permissions.
-            Files.createFile(file);
+            Files.createFile(temp);
         }
-        Files.writeString(file, token + "\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
+        try {
+            Files.writeString(temp, token + "\n", StandardCharsets.UTF_8, StandardOpenOption.TRUNCATE_EXISTING);
+            // A hard link never replaces: a token another brain made meanwhile wins (FileAlreadyExistsException).
+            Files.createLink(file, temp);
+        } finally {
+            Files.deleteIfExists(temp);
+        }
     }
 }

@@ -14,6 +14,8 @@ import io.helidon.webserver.http.RoutingResponse;
 
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -43,6 +45,7 @@ final class RequestGuard implements Filter {
     private final boolean anyHost;
     private final BearerToken apiToken;
     private final Views views;
+    private final RefusalLog refusals = new RefusalLog(LOG, Duration.ofSeconds(10), Clock.systemUTC());
 
     RequestGuard(List<String> allowedHosts, List<String> allowedOrigins, BearerToken apiToken, Views views) {
         this.anyHost = allowedHosts.contains("*");
@@ -102,8 +105,13 @@ final class RequestGuard implements Filter {
         return Optional.empty();
     }
 
-    private static String refused(HttpPrologue prologue, String why) {
-        LOG.log(Level.WARNING, "Refused {0} {1}: {2}", prologue.method().text(), prologue.uriPath().path(), why);
+    /** Where refusals of requests and sockets are logged, at most one line every 10 s. */
+    RefusalLog refusals() {
+        return refusals;
+    }
+
+    private String refused(HttpPrologue prologue, String why) {
+        refusals.warn("Refused {0} {1}: {2}", prologue.method().text(), prologue.uriPath().path(), why);
         return why;
     }
 

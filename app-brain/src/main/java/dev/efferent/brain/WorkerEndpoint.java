@@ -35,7 +35,6 @@ final class WorkerEndpoint implements WsListener {
     private boolean partialTooLarge;
     private volatile WorkerConnection connection;
     private volatile SessionLink link;
-
     private final RequestGuard guard;
 
     WorkerEndpoint(Router router, BearerToken secret, ProtocolCodec codec, RequestGuard guard) {
@@ -169,14 +168,18 @@ final class WorkerEndpoint implements WsListener {
         public CompletionStage<Void> ping() {
             CompletableFuture<Void> answer = new CompletableFuture<>();
             pings.add(answer);
-            try {
-                synchronized (this) {
-                    session.ping(BufferData.empty());
+            // Sent off the caller's thread (the router's): a half-open link with a full send buffer blocks the
+            // write, and the caller's timeout must still fire.
+            Thread.ofVirtual().name("efferent-ping").start(() -> {
+                try {
+                    synchronized (this) {
+                        session.ping(BufferData.empty());
+                    }
+                } catch (RuntimeException e) {
+                    pings.remove(answer);
+                    answer.completeExceptionally(e);
                 }
-            } catch (RuntimeException e) {
-                pings.remove(answer);
-                answer.completeExceptionally(e);
-            }
+            });
             return answer;
         }
 

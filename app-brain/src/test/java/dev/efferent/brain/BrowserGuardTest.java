@@ -209,4 +209,12 @@ class BrowserGuardTest extends BrainFixture {
         RawWorker header = RawWorker.open(uri, TOKEN);
         assertEquals("hello", header.next("hello").path("type").asText());
     }
+
+    @Test
+    void aConsoleSocketThatNeverSendsTheTokenIsClosed() throws Exception {
+        startBrain(false, Map.of());
+        RawWorker silent = RawWorker.open(URI.create("ws://127.0.0.1:" + brain.port() + "/ws/console"), null);
+        assertEquals(1008, silent.closed.get(20, TimeUnit.SECONDS));
+        assertTrue(silent.frames.isEmpty(), silent.frames.toString());
+    }
 }

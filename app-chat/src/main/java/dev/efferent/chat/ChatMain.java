@@ -35,11 +35,6 @@ public final class ChatMain {
     public static void main(String[] args) throws Exception {
         String brain = "http://127.0.0.1:18789";
         String token = System.getenv().getOrDefault("EFFERENT_API_TOKEN", "");
-        // A brain on this machine without a configured token keeps the one it made here.
-        Path made = Path.of(System.getProperty("user.home"), ".efferent", "brain", "api-token");
-        if (token.isEmpty() && Files.isReadable(made)) {
-            token = tokenFile(made.toString());
-        }
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--brain-url" -> brain = value(args, ++i, "--brain-url");
@@ -56,6 +51,12 @@ public final class ChatMain {
             }
         }
         URI base = URI.create(brain.replaceAll("/+$", ""));
+        // A brain on this machine without a configured token keeps the one it made here; it is sent to this
+        // machine's brain only, never to one elsewhere.
+        Path made = Path.of(System.getProperty("user.home"), ".efferent", "brain", "api-token");
+        if (token.isEmpty() && isLoopback(base) && Files.isReadable(made)) {
+            token = tokenFile(made.toString());
+        }
         String scheme = "https".equals(base.getScheme()) || "wss".equals(base.getScheme()) ? "wss" : "ws";
         URI socket = URI.create(scheme + "://" + base.getAuthority() + "/ws/console?conversation=" + conversation());
         PrintStream out = System.out;
@@ -100,6 +101,11 @@ public final class ChatMain {
         Files.createDirectories(file.getParent());
         Files.writeString(file, id + "\n");
         return id;
+    }
+
+    private static boolean isLoopback(URI uri) {
+        String host = uri.getHost() == null ? "" : uri.getHost().replaceAll("^\\[|]$", "");
+        return host.equals("localhost") || host.matches("127(\\.\\d{1,3}){3}") || host.equals("::1");
     }
 
     private static String tokenFile(String file) {

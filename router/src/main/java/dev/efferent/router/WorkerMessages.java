@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
 
 /**
@@ -79,7 +80,10 @@ abstract class WorkerMessages {
             case TaskRejected r -> rejected(s, r);
             case TaskProgress p -> {
                 Inflight f = state.inflight.get(p.taskId());
-                if (f == null || f.session != s) {
+                if (f == null && holdsLease(s, p.taskId())) {
+                    // Dispatched before this brain restarted, or by another brain: its progress has no listener here.
+                    LOG.log(Level.DEBUG, "Progress of task {0} from {1}, not dispatched by this brain", p.taskId(), s.name);
+                } else if (f == null || f.session != s) {
                     notDispatchedHere(s, "task:progress", p.taskId());
                 } else if (!f.cancelled) {
                     state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
@@ -121,7 +125,7 @@ abstract class WorkerMessages {
         // yet (the worker reconnecting), or the worker is alive and the newcomer is someone else. Ask the old one.
         c.registering = true;
         previous.link.ping().toCompletableFuture()
-                .orTimeout(TAKEOVER_PROBE.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)
+                .orTimeout(TAKEOVER_PROBE.toMillis(), TimeUnit.MILLISECONDS)
                 .whenComplete((answered, failure) -> scheduler.apply(() -> takeOver(c, m, previous, failure == null),
                         Duration.ZERO));
     }
@@ -129,6 +133,12 @@ abstract class WorkerMessages {
     private void takeOver(Connection c, WorkerRegister m, WorkerSession previous, boolean previousAnswered) {
         c.registering = false;
         if (c.gone) {
+            return;
+        }
+        WorkerSession current = state.sessions.get(m.workerId());
+        if (current != null && current != previous) {
+            // Another newcomer with this id got in while we waited: it is the live one now. Ask it, as before.
+            register(c, m);
             return;
         }
         if (previousAnswered && previous.online) {
@@ -184,6 +194,11 @@ abstract class WorkerMessages {
 
     private void rejected(WorkerSession s, TaskRejected r) {
         Inflight f = state.inflight.get(r.taskId());
+        if (f == null && holdsLease(s, r.taskId())) {
+            LOG.log(Level.DEBUG, "Rejection of task {0} from {1}, not dispatched by this brain: its lease runs out and "
+                    + "it is claimed again", r.taskId(), s.name);
+            return;
+        }
         if (f == null || f.session != s) {
             notDispatchedHere(s, "task:rejected", r.taskId());
             return;
@@ -215,7 +230,15 @@ abstract class WorkerMessages {
 
     private void result(WorkerSession s, TaskResult r) {
         Inflight f = state.inflight.get(r.taskId());
-        if (!fromItsWorker(s, r, f)) {
+        boolean itsOwn;
+        try {
+            itsOwn = fromItsWorker(s, r, f);
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not check the result of task {0} from {1}: {2}; the worker will send it "
+                    + "again", r.taskId(), s.name, e.getMessage());
+            return;
+        }
+        if (!itsOwn) {
             notDispatchedHere(s, "task:result", r.taskId());
             return;
         }
@@ -248,6 +271,15 @@ abstract class WorkerMessages {
         }
         Optional<Task> task = queue.get(r.taskId());
         return task.isEmpty() || task.get().status().isFinished() || task.get().leaseOwner().equals(Optional.of(s.id));
+    }
+
+    private boolean holdsLease(WorkerSession s, String taskId) {
+        try {
+            return queue.get(taskId).flatMap(Task::leaseOwner).filter(s.id::equals).isPresent();
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not look up task {0} for worker {1}: {2}", taskId, s.name, e.getMessage());
+            return false;
+        }
     }
 
     private void notDispatchedHere(WorkerSession s, String what, String taskId) {

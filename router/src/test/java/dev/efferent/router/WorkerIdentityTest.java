@@ -120,4 +120,46 @@ class WorkerIdentityTest extends RouterFixture {
         TaskDispatch d = runningOn(back);
         assertEquals("run_shell", d.tool());
     }
+
+    @Test
+    void twoNewcomersForADeadLinksIdAreNotBothLetIn() throws InterruptedException {
+        start(true, Optional.empty());
+        FakeWorker old = new FakeWorker("laptop");
+        old.register(router, 2, FakeWorker.tool("run_shell", false));
+        old.liveness = FakeWorker.Liveness.SILENT;
+
+        FakeWorker first = new FakeWorker("laptop");
+        FakeWorker second = new FakeWorker("laptop");
+        for (FakeWorker w : List.of(first, second)) {
+            w.connection = router.connect(w);
+            w.connection.receive(new WorkerRegister(1, "laptop", "laptop", "host", "test", List.of(), 2));
+        }
+        assertEquals(1008, old.awaitClose());
+        dev.efferent.protocol.Message a = first.received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        dev.efferent.protocol.Message b = second.received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
+        long admitted = java.util.stream.Stream.of(a, b).filter(m -> m instanceof dev.efferent.protocol.WorkerAck).count();
+        long refused = java.util.stream.Stream.of(a, b).filter(m -> m instanceof ErrorMessage).count();
+        assertEquals(1, admitted, a + " / " + b);
+        assertEquals(1, refused, a + " / " + b);
+        assertEquals(1, router.workers().stream().filter(w -> w.id().equals("laptop") && w.online()).count());
+    }
+
+    @Test
+    void progressOfATaskThisBrainDidNotDispatchIsDroppedQuietlyFromTheWorkerHoldingIt() throws InterruptedException {
+        start(true, Optional.empty());
+        FakeWorker w1 = new FakeWorker("w1");
+        w1.register(router, 2, FakeWorker.tool("run_shell", false));
+        TaskDispatch d = runningOn(w1);
+        Router other = Router.start(router.settings(), queue, Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
+                java.time.Clock.systemUTC());
+        try {
+            FakeWorker again = new FakeWorker("w1");
+            again.register(other, 2, FakeWorker.tool("run_shell", false));
+            again.connection.receive(new TaskProgress(d.taskId(), 50, "half way"));
+            assertTrue(again.quietFor(300).stream().noneMatch(m -> m instanceof ErrorMessage),
+                    "no error for the worker holding the task");
+        } finally {
+            other.close();
+        }
+    }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.brain.BearerToken;
+import dev.efferent.brain.RefusalLog;
 import dev.efferent.core.channel.Conversation;
 import dev.efferent.core.channel.IncomingMessage;
 import io.helidon.http.HeaderNames;
@@ -14,6 +15,7 @@ import io.helidon.websocket.WsSession;
 import io.helidon.websocket.WsUpgradeException;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.function.BiFunction;
@@ -35,7 +37,11 @@ public final class ConsoleEndpoint implements WsListener {
     private static final int MAX_FRAME_CHARS = 64 * 1024;
 
     private final BearerToken token;
+    /** How long a connection may stay open without sending the token. */
+    private static final Duration AUTH_TIMEOUT = Duration.ofSeconds(10);
+
     private final BiFunction<HttpPrologue, Headers, Optional<String>> guard;
+    private final RefusalLog refusals;
     private String conversation = UUID.randomUUID().toString();
     private final StringBuilder partial = new StringBuilder();
     private volatile boolean authenticated;
@@ -46,12 +52,14 @@ public final class ConsoleEndpoint implements WsListener {
      * @param console the channel the conversation belongs to
      * @param token   the API token, if the brain has one
      * @param guard   why an upgrade with these headers is refused (a foreign Origin or Host), or empty
+     * @param refusals where refused connections are logged
      */
     public ConsoleEndpoint(ConsoleChannel console, BearerToken token,
-                           BiFunction<HttpPrologue, Headers, Optional<String>> guard) {
+                           BiFunction<HttpPrologue, Headers, Optional<String>> guard, RefusalLog refusals) {
         this.console = console;
         this.token = token;
         this.guard = guard;
+        this.refusals = refusals;
     }
 
     @Override
@@ -62,7 +70,7 @@ public final class ConsoleEndpoint implements WsListener {
         }
         authenticated = !token.required() || token.accepts(headers);
         if (!authenticated && headers.contains(HeaderNames.AUTHORIZATION)) {
-            LOG.log(Level.WARNING, "Refused a console connection: wrong API token");
+            refusals.warn("Refused a console connection: wrong API token");
             throw new WsUpgradeException("wrong API token");
         }
         var query = prologue.query();
@@ -76,7 +84,23 @@ public final class ConsoleEndpoint implements WsListener {
     public void onOpen(WsSession session) {
         if (authenticated) {
             console.opened(session, conversation);
+            return;
         }
+        // A socket that never sends the token would otherwise stay open, and hold its resources, for ever.
+        Thread.ofVirtual().name("efferent-console-auth").start(() -> {
+            try {
+                Thread.sleep(AUTH_TIMEOUT);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            if (!authenticated) {
+                try {
+                    session.close(1008, "no API token within " + AUTH_TIMEOUT.toSeconds() + " s");
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, "Console socket already gone: {0}", e.getMessage());
+                }
+            }
+        });
     }
 
     @Override
@@ -118,7 +142,7 @@ public final class ConsoleEndpoint implements WsListener {
             console.opened(session, conversation);
             return;
         }
-        LOG.log(Level.WARNING, "Refused a console connection: missing or wrong API token");
+        refusals.warn("Refused a console connection: missing or wrong API token");
         session.close(1008, "missing or wrong API token");
     }
 

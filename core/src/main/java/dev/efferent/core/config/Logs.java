@@ -72,6 +72,10 @@ public final class Logs {
         Logger.getLogger("io.helidon").setLevel(Level.WARNING);
     }
 
+    private static String oneLineKeepingTabs(String line) {
+        return oneLine(line, Integer.MAX_VALUE).replace("\\t", "\t");
+    }
+
     static final class Line extends Formatter {
         @Override
         public String format(LogRecord r) {
@@ -92,7 +96,13 @@ public final class Logs {
             if (r.getThrown() != null) {
                 java.io.StringWriter trace = new java.io.StringWriter();
                 r.getThrown().printStackTrace(new java.io.PrintWriter(trace));
-                text += trace;
+                // A stack trace spans lines, and its messages may come from outside: every one of its lines is
+                // indented, so none can pass for a record of its own (those start with the date).
+                StringBuilder indented = new StringBuilder();
+                trace.toString().lines().forEach(line -> indented.append(line.isEmpty()
+                        || Character.isWhitespace(line.charAt(0)) ? "" : "\t").append(oneLineKeepingTabs(line))
+                        .append(System.lineSeparator()));
+                text += indented;
             }
             return text;
         }

@@ -33,4 +33,14 @@ class LogsTest {
         assertTrue(line.contains("Worker evil\\nWARNING forged (" + "x".repeat(Logs.MAX_VALUE_CHARS) + "…(2000 chars))"
                 + " sent 12,345 frames"), line);
     }
+
+    @Test
+    void aStackTraceCannotForgeARecordEither() {
+        LogRecord r = new LogRecord(Level.WARNING, "failed");
+        r.setLoggerName("dev.efferent.x");
+        r.setThrown(new IllegalStateException("bad\n2026-11-22 10:00:00 INFO  router: forged"));
+        String text = new Logs.Line().format(r);
+        assertTrue(text.lines().skip(1).allMatch(l -> l.isEmpty() || Character.isWhitespace(l.charAt(0))), text);
+        assertTrue(text.contains("\tjava.lang.IllegalStateException: bad\n"), text);
+    }
 }

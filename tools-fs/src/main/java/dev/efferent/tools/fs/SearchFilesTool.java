@@ -78,7 +78,7 @@ final class SearchFilesTool implements Tool {
         try (ConfinedPath start = ConfinedPath.open(context.roots(), shown, limits)) {
             BasicFileAttributes attrs = start.attributes()
                     .orElseThrow(() -> new ToolException("path '" + shown + "' does not exist"));
-            search.visit(start, attrs);
+            search.visit(start, attrs, 0);
         } catch (NoSuchFileException e) {
             throw new ToolException("path '" + shown + "' does not exist");
         } catch (IOException e) {
@@ -118,6 +118,8 @@ final class SearchFilesTool implements Tool {
         private final List<Map<String, Object>> matches = new ArrayList<>();
         private int filesSearched;
         private int hardLinked;
+        /** Directories deeper than this below the start are not searched. */
+        static final int MAX_DEPTH = 64;
         private int unreadable;
         private boolean truncated;
 
@@ -129,7 +131,7 @@ final class SearchFilesTool implements Tool {
         }
 
         /** Searches {@code entry}, a file or a directory tree; false once the match cap ends the search. */
-        boolean visit(ConfinedPath entry, BasicFileAttributes attrs) throws IOException {
+        boolean visit(ConfinedPath entry, BasicFileAttributes attrs, int depth) throws IOException {
             if (attrs.isRegularFile()) {
                 return searchFile(entry, attrs);
             }
@@ -137,13 +139,19 @@ final class SearchFilesTool implements Tool {
                 return true;
             }
             context.checkCancelled();
+            if (depth >= MAX_DEPTH) {
+                // Each level holds an open directory and a stack frame: a tree made deep on purpose (a command can
+                // make one in a second) would otherwise exhaust either. Counted with what could not be read.
+                unreadable++;
+                return true;
+            }
             try (ConfinedPath dir = entry.openDirectory()) {
                 List<String> names = dir.names();
                 names.sort(null);
                 for (String name : names) {
                     ConfinedPath child = dir.child(name);
                     Optional<BasicFileAttributes> childAttrs = child.attributes();
-                    if (childAttrs.isPresent() && !visitChild(child, childAttrs.get())) {
+                    if (childAttrs.isPresent() && !visitChild(child, childAttrs.get(), depth + 1)) {
                         return false;
                     }
                 }
@@ -151,9 +159,9 @@ final class SearchFilesTool implements Tool {
             return true;
         }
 
-        private boolean visitChild(ConfinedPath child, BasicFileAttributes attrs) {
+        private boolean visitChild(ConfinedPath child, BasicFileAttributes attrs, int depth) {
             try {
-                return visit(child, attrs);
+                return visit(child, attrs, depth);
             } catch (IOException e) {
                 // An unreadable file or directory (permissions, a vanished file) should not end the search of
                 // everything else; it is counted and reported.

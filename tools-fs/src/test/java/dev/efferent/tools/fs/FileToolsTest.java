@@ -175,6 +175,24 @@ class FileToolsTest extends FsToolsTest {
     }
 
     @Test
+    void searchFilesStopsDescendingATreeMadeDeepOnPurpose() throws IOException {
+        Path deep = root;
+        for (int i = 0; i < 200; i++) {
+            deep = deep.resolve("d");
+            if (i == 5) {
+                Files.createDirectories(deep);
+                Files.writeString(deep.resolve("near.txt"), "needle\n");
+            }
+        }
+        Files.createDirectories(deep);
+        Files.writeString(deep.resolve("far.txt"), "needle\n");
+        ToolResult result = ok("search_files", Map.of("pattern", "needle"));
+        assertTrue(result.text().startsWith("d/d/d/d/d/d/near.txt:1: needle\n"), result.text());
+        assertFalse(result.text().contains("far.txt"), result.text());
+        assertEquals(1, result.structured().get("unreadableSkipped"));
+    }
+
+    @Test
     void searchFilesCapsMatches() throws IOException {
         Files.writeString(root.resolve("many.txt"), "hit\n".repeat(50));
         ToolResult result = ok("search_files", Map.of("pattern", "hit", "max_matches", 3));
