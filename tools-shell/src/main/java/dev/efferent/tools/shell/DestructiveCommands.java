@@ -15,8 +15,13 @@ import java.util.regex.Pattern;
  * always be written in a way no pattern foresees.
  */
 final class DestructiveCommands {
-    private static final Pattern FORK_BOMB = Pattern.compile(
-            "([^\\s(){}|&;]+)\\s*\\(\\s*\\)\\s*\\{[^}]*\\1\\s*\\|\\s*\\1\\s*&[^}]*}\\s*;?\\s*\\1");
+    /**
+     * {@code f(){ f|f& };f}. Linear in the command's length, which the model chooses: a name is tried only where a
+     * word or a quote starts, and name and body are bounded; unbounded, a long word took minutes (quadratic
+     * backtracking) before the command's timeout even started.
+     */
+    private static final Pattern FORK_BOMB = Pattern.compile("(?<![^\\s(){}|&;'\"`])([^\\s(){}|&;]{1,64}+)"
+            + "\\s*+\\(\\s*+\\)\\s*+\\{[^}]{0,256}\\1\\s*+\\|\\s*+\\1\\s*+&[^}]{0,256}}\\s*+;?\\s*+\\1");
     private static final String RAW_DISK = "/dev/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\\d+n\\d+|mmcblk\\d+|disk\\d+"
             + "|md\\d+|dm-\\d+|mapper/|loop\\d+|sr\\d+)";
     private static final Pattern RAW_DISK_REDIRECT = Pattern.compile(">{1,2}\\s*[\"']?" + RAW_DISK);
@@ -26,7 +31,10 @@ final class DestructiveCommands {
             "nice", "ionice", "busybox", "xargs", "builtin");
     private static final Pattern SYSTEM_DIR = Pattern.compile(
             "/+(bin|boot|dev|etc|home|lib|lib32|lib64|opt|proc|root|sbin|srv|sys|usr|var|Users|System|Library)/*\\*?");
-    private static final Pattern ROOT_OR_HOME = Pattern.compile("/+\\.?/*\\*?|~/?\\*?|\\$\\{?HOME}?/?\\*?|/+\\.\\./*");
+    /** Possessive where slashes repeat, so a word of many slashes is matched in linear time. */
+    private static final Pattern ROOT_OR_HOME = Pattern.compile(
+            "/++\\.?/*+\\*?|~/?\\*?|\\$\\{?HOME}?/?\\*?|/++\\.\\./*+");
+    private static final Pattern ROOT = Pattern.compile("/++\\.?/*+\\*?");
     private static final Set<String> SAFE_DEVICES = Set.of("/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr",
             "/dev/tty");
     private static final Set<String> DISK_TOOLS = Set.of("tee", "cp", "shred", "wipefs", "blkdiscard", "fdisk",
@@ -136,7 +144,7 @@ final class DestructiveCommands {
     }
 
     private static boolean isRoot(String target) {
-        return target.matches("/+\\.?/*\\*?");
+        return ROOT.matcher(target).matches();
     }
 
     /** Splits a simple command into words, dropping quotes (enough to see through {@code "/"} and {@code '/'}). */

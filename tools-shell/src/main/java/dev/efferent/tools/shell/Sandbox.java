@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -21,6 +22,7 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
     String KEY = "tools.shell.sandbox";
     String INSTALL = "install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap; "
             + "Arch: pacman -S bubblewrap)";
+    int TRIAL_SECONDS = 10;
     String USERNS = "check that user namespaces are allowed (sysctl user.max_user_namespaces above 0; on Ubuntu "
             + "24.04+ the AppArmor profile for bwrap, or kernel.apparmor_restrict_unprivileged_userns=0)";
 
@@ -61,10 +63,12 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
      * @param mode    the setting's value, if set
      * @param bwrap   the bubblewrap program, if installed
      * @param network {@code tools.shell.network}
+     * @param hidden  {@code tools.shell.hide}
      * @param limit   makes the process limit; called only when bubblewrap is used
      * @throws ToolException naming the setting when the value is unknown or bubblewrap is asked for and unusable
      */
-    static Sandbox choose(Optional<String> mode, Optional<Path> bwrap, boolean network, Supplier<ProcessLimit> limit) {
+    static Sandbox choose(Optional<String> mode, Optional<Path> bwrap, boolean network, HiddenPaths hidden,
+            Supplier<ProcessLimit> limit) {
         String chosen = mode.map(m -> m.strip().toLowerCase(Locale.ROOT)).orElse("");
         System.Logger log = System.getLogger(Sandbox.class.getName());
         if (chosen.equals("none")) {
@@ -89,8 +93,19 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
                     + "To accept this, set " + KEY + ": none");
             return new Unconfined();
         }
-        BwrapSandbox sandbox = new BwrapSandbox(bwrap.get(), network, limit.get());
+        BwrapSandbox sandbox = new BwrapSandbox(bwrap.get(), network, limit.get(), hidden);
         Optional<String> failure = selfTest(sandbox);
+        if (failure.isPresent() && !(sandbox.limit() instanceof ProcessLimit.Unenforced)) {
+            // The limit itself may be what fails (a cgroup that refuses forks, RLIMIT_NPROC counting more than the
+            // sandbox): then keep the sandbox without it, which start-up reports below, rather than no sandbox.
+            BwrapSandbox unlimited = sandbox.withLimit(new ProcessLimit.Unenforced(sandbox.limit().max(),
+                    "a trial run under " + sandbox.limit() + " failed (" + failure.get() + ") and one without it "
+                    + "worked"));
+            if (selfTest(unlimited).isEmpty()) {
+                sandbox = unlimited;
+                failure = Optional.empty();
+            }
+        }
         if (failure.isPresent()) {
             String why = "bubblewrap at " + bwrap.get() + " cannot make a sandbox here: " + failure.get();
             if (explicit) {
@@ -106,29 +121,45 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
             log.log(Level.WARNING, "tools.shell.max-processes ({0}) cannot be enforced: {1}. A sandboxed command "
                     + "can start processes until the machine runs out", String.valueOf(u.max()), u.reason());
         }
-        log.log(Level.INFO, "Shell commands run under bubblewrap ({0}), network {1}, process limit: {2}", bwrap.get(),
-                network ? "allowed" : "blocked", sandbox.limit());
+        log.log(Level.INFO, "Shell commands run under bubblewrap ({0}), network {1}, process limit: {2}, hidden: "
+                + "/run{3}", bwrap.get(), network ? "allowed" : "blocked", sandbox.limit(),
+                hidden.entries().isEmpty() ? "" : ", " + hidden.shown());
         return sandbox;
     }
 
-    /** Runs {@code true} in the sandbox: bubblewrap is installed on many machines where namespaces are denied. */
+    /**
+     * Runs {@code /bin/true} in the sandbox, forked by a shell so that a process limit that breaks forks is caught:
+     * bubblewrap is installed on many machines where namespaces are denied.
+     */
     private static Optional<String> selfTest(BwrapSandbox sandbox) {
-        try (Launch launch = sandbox.prepare(List.of("/bin/true"), List.of(), Path.of("/"))) {
+        try (Launch launch = sandbox.prepare(List.of("/bin/sh", "-c", "/bin/true & wait $!"), List.of(),
+                Path.of("/"))) {
             ProcessBuilder builder = new ProcessBuilder(launch.argv()).redirectErrorStream(true);
             builder.environment().keySet().retainAll(Set.of("PATH"));
             Process probe = builder.start();
-            if (!probe.waitFor(10, TimeUnit.SECONDS)) {
+            CompletableFuture<String> output = new CompletableFuture<>();
+            Thread.ofVirtual().name("bwrap-trial-output").start(() -> output.complete(read(probe)));
+            if (!probe.waitFor(TRIAL_SECONDS, TimeUnit.SECONDS)) {
                 probe.destroyForcibly();
-                return Optional.of("a trial run of /bin/true did not finish in 10s");
+                return Optional.of("a trial run of /bin/true did not finish in " + TRIAL_SECONDS + "s");
             }
-            String output = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            // A process that outlived bubblewrap could hold the pipe open for ever: wait a moment for the rest.
+            String text = output.completeOnTimeout("(no output)", 1, TimeUnit.SECONDS).join().strip();
             return probe.exitValue() == 0 ? Optional.empty()
-                    : Optional.of("a trial run of /bin/true exited with " + probe.exitValue() + ": " + output);
+                    : Optional.of("a trial run of /bin/true exited with " + probe.exitValue() + ": " + text);
         } catch (IOException | ToolException e) {
             return Optional.of("a trial run of /bin/true could not start: " + e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.of("interrupted during a trial run");
+        }
+    }
+
+    private static String read(Process process) {
+        try {
+            return new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "(output unreadable: " + e.getMessage() + ")";
         }
     }
 }

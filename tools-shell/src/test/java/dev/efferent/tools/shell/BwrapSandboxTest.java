@@ -16,19 +16,25 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -39,12 +45,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class BwrapSandboxTest {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Path HOME = Path.of(System.getProperty("user.home"));
 
     @TempDir
     Path root;
     private LocalToolExecutor executor;
     private Sandbox sandbox;
     private Path scratch;
+    /** What the sandbox hides: the default unless a test sets its own. */
+    private HiddenPaths hidden = HiddenPaths.of(HiddenPaths.DEFAULT, HOME);
 
     @BeforeEach
     void requireBubblewrap() {
@@ -75,12 +84,24 @@ class BwrapSandboxTest {
     }
 
     private LocalToolExecutor executor(boolean network, Shell shell) {
-        sandbox = Sandbox.choose(Optional.of("bwrap"), BwrapSandbox.find(System.getenv("PATH"),
-                BwrapSandbox.USUAL), network, () -> ProcessLimit.detect(256));
+        return executor(bubblewrap(network), shell, List.of(root));
+    }
+
+    private LocalToolExecutor executor(boolean network, List<Path> roots) {
+        return executor(bubblewrap(network), Shell.detect(), roots);
+    }
+
+    private Sandbox bubblewrap(boolean network) {
+        return Sandbox.choose(Optional.of("bwrap"), BwrapSandbox.find(System.getenv("PATH"), BwrapSandbox.USUAL),
+                network, hidden, () -> ProcessLimit.detect(256));
+    }
+
+    private LocalToolExecutor executor(Sandbox chosen, Shell shell, List<Path> roots) {
+        sandbox = chosen;
         RunShellTool tool = new RunShellTool(new ShellLimits(64 * 1024, Duration.ofSeconds(30)), shell,
                 ChildEnvironment.of(List.of(), System.getenv(), false), sandbox);
         executor = new LocalToolExecutor(ToolCatalog.of(List.of(new ShellToolkit(List.of(tool)))),
-                AllowedRoots.of(List.of(root)));
+                AllowedRoots.of(roots));
         return executor;
     }
 
@@ -214,6 +235,117 @@ class BwrapSandboxTest {
         assertEquals(ToolOutcome.Status.CANCELLED, execution.outcome().get(10, TimeUnit.SECONDS).status());
         assertGone(sleep);
         assertNoCgroupLeft();
+    }
+
+    @Test
+    void hostSocketsUnderRunAreOutOfReach() throws Exception {
+        requireWritableRun();
+        Path socket = Path.of("/run/efferent-test-" + UUID.randomUUID() + ".sock");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            String probe = "test -S " + socket + " && echo visible || echo hidden";
+            ToolResult unconfined = run(executor(new Sandbox.Unconfined(), Shell.detect(), List.of(root)), probe);
+            assertEquals("visible\n", out(unconfined), "the probe sees the socket outside: " + unconfined.text());
+            executor.close();
+            ToolResult sandboxed = run(executor(false), probe);
+            assertEquals("hidden\n", out(sandboxed), sandboxed.text());
+            executor.close();
+            ToolResult withNetwork = run(executor(true), probe);
+            assertEquals("hidden\n", out(withNetwork), withNetwork.text());
+        } finally {
+            Files.deleteIfExists(socket);
+        }
+    }
+
+    @Test
+    void aRootUnderRunIsStillBoundAndWritable() throws Exception {
+        requireWritableRun();
+        Path dir = Files.createDirectory(Path.of("/run/efferent-test-" + UUID.randomUUID()));
+        try {
+            ToolResult result = run(executor(false, List.of(dir)), "echo data > out.txt && cat out.txt");
+            assertEquals("data\n", out(result), result.text());
+            assertEquals("data\n", Files.readString(dir.resolve("out.txt")));
+        } finally {
+            Files.deleteIfExists(dir.resolve("out.txt"));
+            Files.deleteIfExists(dir);
+        }
+    }
+
+    @Test
+    void withTheNetworkTheResolverConfigurationStaysReadable() throws Exception {
+        assumeTrue(Files.isReadable(Path.of("/etc/resolv.conf")), "no /etc/resolv.conf here");
+        ToolResult result = run(executor(true), "cat /etc/resolv.conf");
+        assertEquals(0, result.structured().get("exitCode"), result.text());
+        assertEquals(Files.readString(Path.of("/etc/resolv.conf")), out(result));
+    }
+
+    @Test
+    void hiddenDirectoriesAndFilesLookEmptyInsideAndStayIntactOutside() throws Exception {
+        scratch = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "sandbox-hidden-").toRealPath();
+        Path keys = Files.createDirectory(scratch.resolve("keys"));
+        Files.writeString(keys.resolve("id_ed25519"), "PRIVATE KEY");
+        Path token = Files.writeString(scratch.resolve("api-token"), "TOKEN");
+        Path inRoot = Files.createDirectory(root.resolve(".ssh"));
+        Files.writeString(inRoot.resolve("id_rsa"), "ROOT KEY");
+        hidden = HiddenPaths.of(List.of(keys.toString(), token.toString(), inRoot.toString()), HOME);
+
+        ToolResult read = run(executor(false), "ls -A " + keys + "; cat " + keys + "/id_ed25519; cat " + token
+                + "; ls -A .ssh; cat .ssh/id_rsa; echo end");
+        assertEquals("end\n", out(read), read.text());
+        assertFalse(read.text().contains("KEY") || read.text().contains("TOKEN"), read.text());
+
+        ToolResult write = run(executor, "touch " + keys + "/planted; echo changed > " + token);
+        assertNotEquals(0, write.structured().get("exitCode"), write.text());
+        assertEquals("PRIVATE KEY", Files.readString(keys.resolve("id_ed25519")));
+        assertEquals("TOKEN", Files.readString(token));
+        assertEquals("ROOT KEY", Files.readString(inRoot.resolve("id_rsa")));
+        assertFalse(Files.exists(keys.resolve("planted")));
+    }
+
+    @Test
+    void aRootInsideAHiddenDirectoryStaysUsable() throws Exception {
+        scratch = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "sandbox-hidden-").toRealPath();
+        Path secrets = Files.createDirectory(scratch.resolve("secrets"));
+        Files.writeString(secrets.resolve("api-token"), "TOKEN");
+        Path work = Files.createDirectory(secrets.resolve("work"));
+        Files.writeString(work.resolve("in.txt"), "input\n");
+        hidden = HiddenPaths.of(List.of(secrets.toString()), HOME);
+        ToolResult result = run(executor(false, List.of(work)), "cat in.txt && echo out > out.txt && ls -A ..; "
+                + "cat ../api-token");
+        assertEquals("input\nwork\n", out(result), result.text());
+        assertFalse(result.text().contains("TOKEN"), result.text());
+        assertEquals("out\n", Files.readString(work.resolve("out.txt")));
+        assertEquals("TOKEN", Files.readString(secrets.resolve("api-token")));
+    }
+
+    @Test
+    void aProcessLimitThatBreaksForksIsDroppedButTheSandboxKept() throws Exception {
+        ProcessLimit usual = ProcessLimit.detect(256);
+        assumeTrue(!(usual instanceof ProcessLimit.Unenforced), "no process limit can be enforced here: " + usual);
+        Optional<Path> bwrap = BwrapSandbox.find(System.getenv("PATH"), BwrapSandbox.USUAL);
+        Sandbox kept = Sandbox.choose(Optional.of("bwrap"), bwrap, false, hidden, () -> usual);
+        assertSame(usual, ((BwrapSandbox) kept).limit(), "a working limit passes the trial fork");
+
+        // One process: bubblewrap itself; its first fork fails.
+        ProcessLimit broken = usual instanceof ProcessLimit.Rlimit r ? new ProcessLimit.Rlimit(r.prlimit(), 1)
+                : PidsCgroupTest.cgroup(1);
+        Sandbox degraded = Sandbox.choose(Optional.of("bwrap"), bwrap, false, hidden, () -> broken);
+        ProcessLimit.Unenforced none = assertInstanceOf(ProcessLimit.Unenforced.class,
+                assertInstanceOf(BwrapSandbox.class, degraded).limit());
+        assertTrue(none.reason().startsWith("a trial run under " + broken + " failed (a trial run of /bin/true "
+                + "exited with "), none.reason());
+        assertEquals(1, none.max());
+    }
+
+    /** Unix sockets are made in the real /run; where the test may not, it is skipped, except on CI. */
+    private static void requireWritableRun() {
+        if (Files.isWritable(Path.of("/run"))) {
+            return;
+        }
+        if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+            fail("/run is not writable, so hiding the host's sockets cannot be tested: run the tests as root on CI");
+        }
+        assumeTrue(false, "/run is not writable; the test of hidden host sockets is skipped (it fails when CI=true)");
     }
 
     @Test

@@ -1,10 +1,15 @@
 package dev.efferent.tools.shell;
 
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.time.Duration;
+import java.util.List;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DestructiveCommandsTest {
@@ -55,5 +60,21 @@ class DestructiveCommandsTest {
     void allowsOrdinaryCommands(String command) {
         assertTrue(DestructiveCommands.check(command).isEmpty(), () -> "refused: " + command + " — "
                 + DestructiveCommands.check(command).orElse(""));
+    }
+
+    @Test
+    void aLongCommandIsCheckedInLinearTime() {
+        // 256 KiB each, twice what Linux passes in one argument. The earlier patterns backtracked quadratically on
+        // these: one long word took over ten minutes, so run_shell hung before its timeout even started.
+        int n = 256 * 1024;
+        List<String> commands = List.of("x".repeat(n), "echo " + "f(){".repeat(n / 4), "f(){ f" + " ".repeat(n),
+                "a()".repeat(n / 3), "rm -rf " + "/".repeat(n) + "x", "rm -r " + "/".repeat(n) + "./x",
+                "echo " + "> ".repeat(n / 2));
+        assertTimeoutPreemptively(Duration.ofSeconds(10), () -> commands.forEach(DestructiveCommands::check));
+        for (String bomb : List.of("x".repeat(n) + "; :(){ :|:& };:", "bash -c ':(){ :|:& };:'", "`:(){ :|:& };:`",
+                "echo $(f(){ f|f& };f)")) {
+            assertEquals("it is a fork bomb, which exhausts the machine's processes",
+                    DestructiveCommands.check(bomb).orElseThrow(() -> new AssertionError("not refused: " + bomb)));
+        }
     }
 }
