@@ -17,11 +17,14 @@ public final class BrainMain {
             Usage: efferent brain [options]
 
             Options:
-              --config FILE   a YAML configuration file (see the README's configuration reference)
-              --host ADDRESS  the address to listen on (default 127.0.0.1)
-              --port N        the port (default 18789)
-              --hands         let workers connect and run LOCAL tools (needs EFFERENT_WORKER_SECRET)
-              --help          show this help
+              --config FILE       a YAML configuration file (see the README's configuration reference)
+              --host ADDRESS      the address to listen on (default 127.0.0.1)
+              --port N            the port (default 18789)
+              --hands             let workers connect and run LOCAL tools (needs a worker secret)
+              --secret-file FILE  a file holding the worker secret (or set EFFERENT_WORKER_SECRET)
+              --token-file FILE   a file holding the API token (or set EFFERENT_API_TOKEN; default: one made
+                                  once and kept in ~/.efferent/brain/api-token)
+              --help              show this help
             """;
 
     private BrainMain() {
@@ -54,7 +57,10 @@ public final class BrainMain {
             switch (option) {
                 case "--help", "-h" -> throw new Help("");
                 case "--hands" -> overrides.put("hands.enabled", "true");
-                case "--config", "--host", "--port" -> {
+                case "--secret", "--token" -> throw new Help(option + " is not an option: a secret on the command "
+                        + "line is shown by 'ps' to every user of this machine; use " + option + "-file FILE or the "
+                        + "environment (EFFERENT_WORKER_SECRET, EFFERENT_API_TOKEN)");
+                case "--config", "--host", "--port", "--secret-file", "--token-file" -> {
                     if (i + 1 >= args.length) {
                         throw new Help("option " + option + " needs a value");
                     }
@@ -62,6 +68,8 @@ public final class BrainMain {
                     switch (option) {
                         case "--config" -> file = Optional.of(Path.of(value));
                         case "--host" -> overrides.put("server.host", value);
+                        case "--secret-file" -> overrides.put("worker.secret-file", value);
+                        case "--token-file" -> overrides.put("api.token-file", value);
                         default -> overrides.put("server.port", value);
                     }
                 }

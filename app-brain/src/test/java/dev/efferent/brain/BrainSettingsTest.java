@@ -85,5 +85,9 @@ class BrainSettingsTest {
                 () -> BrainMain.configure(new String[]{"--colour"})).getMessage());
         assertEquals("true", BrainMain.configure(new String[]{"--hands", "--port", "9000"})
                 .get("hands.enabled").asString().get());
+        assertEquals("/run/secrets/worker", BrainMain.configure(new String[]{"--secret-file", "/run/secrets/worker"})
+                .get("worker.secret-file").asString().get());
+        assertTrue(assertThrows(ConfigException.class, () -> BrainMain.configure(new String[]{"--secret", "s"}))
+                .getMessage().startsWith("--secret is not an option: a secret on the command line is shown by 'ps'"));
     }
 }

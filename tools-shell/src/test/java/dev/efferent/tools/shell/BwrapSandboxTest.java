@@ -135,12 +135,23 @@ class BwrapSandboxTest {
         assertEquals("data\n", Files.readString(root.resolve("out.txt")));
     }
 
+    /**
+     * A new directory outside /tmp, where the sandbox sees the host's files: under target/, or /var/tmp when the
+     * checkout itself lies under /tmp (as CI's clone may), since the sandbox's /tmp is a private, empty one.
+     */
+    private static Path outsideTmp(String prefix) throws IOException {
+        Path target = Path.of("target").toAbsolutePath();
+        Files.createDirectories(target);
+        Path base = target.toRealPath().startsWith("/tmp") ? Path.of("/var/tmp") : target;
+        return Files.createTempDirectory(base, prefix).toRealPath();
+    }
+
     @Test
     void rmOfADirectoryOutsideTheRootsFailsAndLeavesItIntact() throws Exception {
-        // Under target/, not /tmp: the sandbox's /tmp is its own, where rm would "succeed" on nothing.
-        scratch = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "sandbox-scratch-");
+        scratch = outsideTmp("sandbox-scratch-");
         Files.writeString(scratch.resolve("precious.txt"), "keep me");
-        ToolResult result = run(executor(false), "rm -rf " + scratch);
+        // It must be visible inside, or rm would "succeed" on nothing and prove nothing.
+        ToolResult result = run(executor(false), "test -f " + scratch + "/precious.txt || exit 99; rm -rf " + scratch);
         assertNotEquals(0, result.structured().get("exitCode"), result.text());
         assertTrue(result.text().contains("Read-only file system"), result.text());
         assertEquals("keep me", Files.readString(scratch.resolve("precious.txt")));
@@ -281,7 +292,7 @@ class BwrapSandboxTest {
 
     @Test
     void hiddenDirectoriesAndFilesLookEmptyInsideAndStayIntactOutside() throws Exception {
-        scratch = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "sandbox-hidden-").toRealPath();
+        scratch = outsideTmp("sandbox-hidden-");
         Path keys = Files.createDirectory(scratch.resolve("keys"));
         Files.writeString(keys.resolve("id_ed25519"), "PRIVATE KEY");
         Path token = Files.writeString(scratch.resolve("api-token"), "TOKEN");
@@ -304,7 +315,7 @@ class BwrapSandboxTest {
 
     @Test
     void aRootInsideAHiddenDirectoryStaysUsable() throws Exception {
-        scratch = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "sandbox-hidden-").toRealPath();
+        scratch = outsideTmp("sandbox-hidden-");
         Path secrets = Files.createDirectory(scratch.resolve("secrets"));
         Files.writeString(secrets.resolve("api-token"), "TOKEN");
         Path work = Files.createDirectory(secrets.resolve("work"));
