@@ -6,7 +6,7 @@
   const tabStore = window.sessionStorage;
   store.removeItem('efferent.token'); // kept there by earlier versions
   let token = tabStore.getItem('efferent.token') || '';
-  // The brain's start-up log offers a link with the token in the fragment, which browsers never send to a server.
+  // A link may carry the token in its fragment (/#token=…), which browsers never send to a server.
   const fromLink = new URLSearchParams(location.hash.slice(1)).get('token');
   if (fromLink) {
     token = fromLink;

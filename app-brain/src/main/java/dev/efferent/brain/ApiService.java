@@ -37,7 +37,7 @@ import java.util.stream.Collectors;
 
 /**
  * The REST API under {@code /api/v1}: submit, list, get and cancel tasks; list workers and tools. Every
- * request needs {@code Authorization: Bearer <api.token>} when a token is configured. Errors are JSON:
+ * request needs {@code Authorization: Bearer <api.token>} (configured, or the one the brain made). Errors are JSON:
  * {@code {"status": 400, "error": "…"}}.
  */
 final class ApiService implements HttpService {
@@ -90,7 +90,8 @@ final class ApiService implements HttpService {
         }
         res.header(HeaderValues.create(HeaderNames.WWW_AUTHENTICATE, "Bearer realm=\"efferent\""));
         send(res, Status.UNAUTHORIZED_401, views.error(401, "missing or wrong API token: send "
-                + "'Authorization: Bearer <token>' with the brain's api.token (EFFERENT_API_TOKEN)"));
+                + "'Authorization: Bearer <token>' with the brain's api.token (EFFERENT_API_TOKEN), or the one it made "
+                + "in ~/.efferent/brain/api-token"));
     }
 
     private void submit(ServerRequest req, ServerResponse res) {

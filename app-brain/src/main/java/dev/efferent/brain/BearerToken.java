@@ -12,7 +12,7 @@ public final class BearerToken {
     private static final String PREFIX = "Bearer ";
     private final Optional<byte[]> expected;
 
-    /** A check against {@code secret}; with no secret every request passes (loopback-only setups). */
+    /** A check against {@code secret}; with none, every request passes (the worker endpoint of a brain without hands). */
     public BearerToken(Optional<String> secret) {
         this.expected = secret.map(s -> s.getBytes(StandardCharsets.UTF_8));
     }

@@ -154,7 +154,7 @@ final class Brain implements AutoCloseable {
                                     ? Status.UNAUTHORIZED_401 : Status.BAD_REQUEST_400;
                             res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
                                     .send(views.error(status.code(), status == Status.UNAUTHORIZED_401
-                                            ? "wrong API token" : "open a WebSocket here; with an api.token, send "
+                                            ? "wrong API token" : "open a WebSocket here and send "
                                             + "'Authorization: Bearer <token>' or {\"type\": \"auth\", \"token\": "
                                             + "\"…\"} as the first frame").toString());
                         })

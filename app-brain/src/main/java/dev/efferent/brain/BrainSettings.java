@@ -47,7 +47,7 @@ record BrainSettings(String host, int port, Optional<String> workerSecret, Optio
         }
         if (handsEnabled && secret.isEmpty()) {
             throw new ConfigException("hands.enabled is true but worker.secret is not set: set EFFERENT_WORKER_SECRET "
-                    + "to a long random value, and give workers the same one");
+                    + "(or pass --secret-file FILE) to a long random value, and give workers the same one");
         }
         if (!isLoopback(host) && (token.isEmpty() || (handsEnabled && secret.isEmpty()))) {
             throw new ConfigException("refusing to listen on " + host + " without api.token (EFFERENT_API_TOKEN)"

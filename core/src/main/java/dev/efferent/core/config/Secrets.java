@@ -30,7 +30,7 @@ public final class Secrets {
         if (file.isEmpty()) {
             return value;
         }
-        Path path = Path.of(file.get());
+        Path path = HomePath.of(file.get());
         String name = config.get(key + "-file").key().toString();
         try {
             String text = Files.readString(path).strip();
