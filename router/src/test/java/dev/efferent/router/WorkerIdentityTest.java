@@ -28,6 +28,21 @@ class WorkerIdentityTest extends RouterFixture {
         return d;
     }
 
+    /** A second router over the same queue: another brain, which knows the tasks only from the queue. */
+    private Router anotherBrain() {
+        return Router.start(router.settings(), queue, Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
+                java.time.Clock.systemUTC());
+    }
+
+    /** A router with worker "laptop" online, heartbeating, whose link no longer answers pings. */
+    private FakeWorker laptopWhosePingGoesUnanswered() {
+        start(true, Optional.empty());
+        FakeWorker old = new FakeWorker("laptop");
+        old.register(router, 2, FakeWorker.tool("run_shell", false));
+        old.liveness = FakeWorker.Liveness.SILENT;
+        return old;
+    }
+
     @Test
     void aForgedResultFromAnotherWorkerIsRefusedAndTheRealResultIsStored() {
         start(true, Optional.empty());
@@ -75,8 +90,7 @@ class WorkerIdentityTest extends RouterFixture {
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         TaskDispatch d = runningOn(w1);
         // Another brain over the same queue knows the task only from the queue: not in flight there.
-        Router other = Router.start(router.settings(), queue, Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
-                java.time.Clock.systemUTC());
+        Router other = anotherBrain();
         try {
             FakeWorker rogue = new FakeWorker("rogue");
             rogue.register(other, 2, FakeWorker.tool("run_shell", false));
@@ -109,10 +123,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aSilentOldConnectionIsReplacedAfterThePingGoesUnanswered() throws InterruptedException {
-        start(true, Optional.empty());
-        FakeWorker old = new FakeWorker("laptop");
-        old.register(router, 2, FakeWorker.tool("run_shell", false));
-        old.liveness = FakeWorker.Liveness.SILENT;
+        FakeWorker old = laptopWhosePingGoesUnanswered();
 
         FakeWorker back = new FakeWorker("laptop");
         back.register(router, 2, FakeWorker.tool("run_shell", false));
@@ -123,10 +134,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void twoNewcomersForADeadLinksIdAreNotBothLetIn() throws InterruptedException {
-        start(true, Optional.empty());
-        FakeWorker old = new FakeWorker("laptop");
-        old.register(router, 2, FakeWorker.tool("run_shell", false));
-        old.liveness = FakeWorker.Liveness.SILENT;
+        FakeWorker old = laptopWhosePingGoesUnanswered();
 
         FakeWorker first = new FakeWorker("laptop");
         FakeWorker second = new FakeWorker("laptop");
@@ -150,8 +158,7 @@ class WorkerIdentityTest extends RouterFixture {
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         TaskDispatch d = runningOn(w1);
-        Router other = Router.start(router.settings(), queue, Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
-                java.time.Clock.systemUTC());
+        Router other = anotherBrain();
         try {
             FakeWorker again = new FakeWorker("w1");
             again.register(other, 2, FakeWorker.tool("run_shell", false));
