@@ -67,6 +67,12 @@ final class BenchWorker implements WsListener {
     }
 
     @Override
+    public void onPing(WsSession session, io.helidon.common.buffers.BufferData buffer) {
+        // The brain pings quiet links and drops those that do not answer.
+        session.pong(buffer);
+    }
+
+    @Override
     public void onMessage(WsSession session, String text, boolean last) {
         Message m;
         try {

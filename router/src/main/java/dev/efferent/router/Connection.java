@@ -39,6 +39,10 @@ final class Connection implements WorkerConnection {
      * with a slow queue never mistakes a live worker for a silent one.
      */
     volatile java.time.Instant lastHeartbeat;
+    /** When anything (a frame, an answer to a ping) was last heard from the peer; set on any thread. */
+    volatile Instant lastHeard;
+    /** A ping is out and not yet answered. */
+    volatile boolean probing;
 
     Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock) {
         this.router = router;
@@ -46,10 +50,17 @@ final class Connection implements WorkerConnection {
         this.local = local;
         this.codec = codec;
         this.clock = clock;
+        this.lastHeard = clock.instant();
+    }
+
+    /** Something came from the peer: it is alive. */
+    void heard() {
+        lastHeard = clock.instant();
     }
 
     @Override
     public void receive(String frame) {
+        heard();
         Message message;
         try {
             message = codec.decode(frame);
@@ -73,6 +84,7 @@ final class Connection implements WorkerConnection {
 
     @Override
     public void receive(Message message) {
+        heard();
         if (message instanceof dev.efferent.protocol.WorkerHeartbeat) {
             lastHeartbeat = clock.instant();
         }

@@ -264,6 +264,43 @@ final class Dispatcher extends WorkerMessages {
         }
     }
 
+    /**
+     * A third of the link timeout: pings links that have been quiet, and declares dead those from which nothing
+     * (no frame, no answer to a ping) came for the link timeout. A worker killed, or its network gone without a
+     * close, is noticed in seconds instead of at the next heartbeat.
+     */
+    void probeLinks() {
+        Instant now = clock.instant();
+        Duration timeout = settings.linkTimeout();
+        for (WorkerSession s : List.copyOf(state.sessions.values())) {
+            Connection c = s.connection();
+            Duration silent = Duration.between(c.lastHeard, now);
+            if (s.local) {
+                continue;
+            }
+            if (silent.compareTo(timeout) > 0) {
+                s.link.close(4002, "no answer for " + DurationText.of(timeout));
+                lose(s, "nothing heard for " + DurationText.of(Duration.ofMillis(silent.toMillis()))
+                        + ", not even an answer to a ping");
+            } else if (silent.compareTo(timeout.dividedBy(3)) >= 0 && !c.probing) {
+                c.probing = true;
+                s.link.ping().whenComplete((answered, failure) -> {
+                    c.probing = false;
+                    if (failure == null) {
+                        c.heard();
+                    } else {
+                        scheduler.apply(() -> {
+                            if (s.online) {
+                                s.link.close(4002, "link failed");
+                                lose(s, "the link failed: " + failure.getMessage());
+                            }
+                        }, Duration.ZERO);
+                    }
+                });
+            }
+        }
+    }
+
     /** Every poll interval: renews leases of dispatched tasks, requeues expired ones, and looks for work. */
     void maintain() {
         Instant now = clock.instant();

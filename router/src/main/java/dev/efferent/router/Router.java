@@ -85,6 +85,9 @@ public final class Router implements AutoCloseable {
         long tick = Math.max(50, settings.heartbeatInterval().toMillis() / 4);
         router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::checkHeartbeats), tick, tick,
                 TimeUnit.MILLISECONDS);
+        long probe = Math.max(50, settings.linkTimeout().toMillis() / 3);
+        router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::probeLinks), probe, probe,
+                TimeUnit.MILLISECONDS);
         long poll = settings.pollInterval().toMillis();
         router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::maintain), poll, poll,
                 TimeUnit.MILLISECONDS);
@@ -98,7 +101,9 @@ public final class Router implements AutoCloseable {
 
     /** A new worker connection; feed it the worker's frames. */
     public WorkerConnection connect(WorkerLink link) {
-        return new Connection(this, link, false, codec, clock);
+        Connection connection = new Connection(this, link, false, codec, clock);
+        schedule(() -> dispatcher.registrationDue(connection), WorkerMessages.REGISTER_TIMEOUT);
+        return connection;
     }
 
     /**

@@ -28,6 +28,9 @@ import java.util.Map;
  * @param placementOverrides  {@code routing.placement.<tool>}: LOCAL, CLOUD or HYBRID instead of the tool's own
  * @param retention           {@code tasks.retention}: finished tasks are deleted this long after they finish
  *                            (default 7 days)
+ * @param linkTimeout         {@code hands.link-timeout}: a worker link from which nothing (no frame, no answer to
+ *                            a ping) was heard this long is dead; silent links are pinged at a third of it
+ *                            (default 3s)
  */
 public record RouterSettings(boolean handsEnabled,
                              Duration heartbeatInterval,
@@ -37,8 +40,10 @@ public record RouterSettings(boolean handsEnabled,
                              Duration lease,
                              Duration pollInterval,
                              Map<String, Placement> placementOverrides,
-                             Duration retention) {
+                             Duration retention,
+                             Duration linkTimeout) {
     public RouterSettings {
+        positive(linkTimeout, "hands.link-timeout");
         positive(heartbeatInterval, "hands.heartbeat-interval");
         positive(defaultTimeout, "tasks.default-timeout");
         positive(lease, "tasks.lease");
@@ -56,7 +61,7 @@ public record RouterSettings(boolean handsEnabled,
     /** The defaults: single-machine mode. */
     public static RouterSettings defaults() {
         return new RouterSettings(false, Duration.ofSeconds(15), 8, Duration.ofMinutes(5), 3, Duration.ofSeconds(60),
-                Duration.ofSeconds(1), Map.of(), Duration.ofDays(7));
+                Duration.ofSeconds(1), Map.of(), Duration.ofDays(7), Duration.ofSeconds(3));
     }
 
     /** Settings from the root configuration node. */
@@ -82,25 +87,32 @@ public record RouterSettings(boolean handsEnabled,
                 duration(config, "tasks.lease", d.lease()),
                 duration(config, "tasks.poll-interval", d.pollInterval()),
                 overrides,
-                duration(config, "tasks.retention", d.retention()));
+                duration(config, "tasks.retention", d.retention()),
+                duration(config, "hands.link-timeout", d.linkTimeout()));
     }
 
     /** This with hands mode on or off. */
     public RouterSettings withHands(boolean enabled) {
         return new RouterSettings(enabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides, retention);
+                pollInterval, placementOverrides, retention, linkTimeout);
     }
 
     /** This with another heartbeat interval. */
     public RouterSettings withHeartbeatInterval(Duration interval) {
         return new RouterSettings(handsEnabled, interval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides, retention);
+                pollInterval, placementOverrides, retention, linkTimeout);
     }
 
     /** This with another poll interval. */
     public RouterSettings withPollInterval(Duration interval) {
         return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                interval, placementOverrides, retention);
+                interval, placementOverrides, retention, linkTimeout);
+    }
+
+    /** This with another link timeout. */
+    public RouterSettings withLinkTimeout(Duration timeout) {
+        return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
+                pollInterval, placementOverrides, retention, timeout);
     }
 
     /** The placement of {@code tool}: the configured override, else {@code own}. */

@@ -1,8 +1,10 @@
 package dev.efferent.router;
 
+import dev.efferent.core.tools.DurationText;
 import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolException;
 import dev.efferent.protocol.TaskAccepted;
 import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
@@ -36,6 +38,8 @@ abstract class WorkerMessages {
     static final String DISCONNECTED = "Worker disconnected";
     /** How long a live worker's connection has to answer a ping before a newcomer with its id takes over. */
     static final Duration TAKEOVER_PROBE = Duration.ofSeconds(2);
+    /** How long a new connection may take to send {@code worker:register}. */
+    static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(10);
 
     final RouterSettings settings;
     final TaskQueue queue;
@@ -63,7 +67,7 @@ abstract class WorkerMessages {
         }
         WorkerSession s = c.session;
         if (s == null || !s.online) {
-            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE,
+            c.refuse(new ProtocolException(ErrorCode.UNEXPECTED_MESSAGE,
                     message.type() + " before worker:register; register first"));
             return;
         }
@@ -97,6 +101,18 @@ abstract class WorkerMessages {
         }
     }
 
+    /** A connection that has not registered within {@link #REGISTER_TIMEOUT} is closed. */
+    void registrationDue(Connection c) {
+        if (c.session != null || c.registering || c.gone) {
+            return;
+        }
+        LOG.log(Level.WARNING, "Closing the connection from {0}: no worker:register within {1}", c.link.describe(),
+                DurationText.of(REGISTER_TIMEOUT));
+        c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "no worker:register within "
+                + DurationText.of(REGISTER_TIMEOUT) + " of connecting"));
+        c.link.close(1008, "no worker:register in time");
+    }
+
     void onClosed(Connection c, String why) {
         c.gone = true;
         if (c.session != null) {
@@ -106,7 +122,7 @@ abstract class WorkerMessages {
 
     private void register(Connection c, WorkerRegister m) {
         if (c.session != null || c.registering) {
-            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this connection is "
+            c.refuse(new ProtocolException(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this connection is "
                     + "already registered" + (c.session != null ? " as " + c.session.name : "")));
             return;
         }
@@ -256,6 +272,8 @@ abstract class WorkerMessages {
             forget(f);
         }
         s.link.send(new TaskResultAck(r.taskId()));
+        // A result frees a slot: a worker that said it was busy can take work again now, not at its next heartbeat.
+        s.full = false;
         pump(s);
     }
 

@@ -48,6 +48,10 @@ final class WorkerSession {
         return connection.lastHeartbeat;
     }
 
+    Connection connection() {
+        return connection;
+    }
+
     int freeSlots() {
         return full || !online ? 0 : Math.max(0, maxConcurrency - inflight.size());
     }

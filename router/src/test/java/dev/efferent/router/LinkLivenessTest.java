@@ -1,0 +1,96 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.ErrorCode;
+import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.WorkerHeartbeat;
+import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A link that dies without a close is noticed by its silence, long before the heartbeat timeout: quiet links are
+ * pinged, and one from which nothing comes back for the link timeout is dead.
+ */
+class LinkLivenessTest extends RouterFixture {
+    /** Heartbeats far apart, so only the link check can notice anything within a test. */
+    private Router startWithLinkTimeout(Duration timeout) {
+        return start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
+                .withPollInterval(Duration.ofMillis(100)).withLinkTimeout(timeout), Optional.empty());
+    }
+
+    @Test
+    void aWorkerThatStopsAnsweringIsOfflineWithinTheLinkTimeoutAndItsTaskFails() throws InterruptedException {
+        startWithLinkTimeout(Duration.ofMillis(900));
+        FakeWorker w = new FakeWorker("laptop");
+        w.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        w.accept(w.next(TaskDispatch.class));
+        w.liveness = FakeWorker.Liveness.SILENT;
+        long start = System.nanoTime();
+        assertEquals(4002, w.awaitClose());
+        long ms = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(TaskStatus.FAILED, await(id).status());
+        assertFalse(router.workers().getFirst().online());
+        System.out.println("silent link declared dead after " + ms + " ms (link timeout 900 ms)");
+    }
+
+    @Test
+    void aLinkWhosePingCannotBeSentIsDroppedAtOnce() throws InterruptedException {
+        startWithLinkTimeout(Duration.ofMillis(900));
+        FakeWorker w = new FakeWorker("laptop");
+        w.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
+        w.liveness = FakeWorker.Liveness.UNREACHABLE;
+        assertEquals(4002, w.awaitClose());
+        assertFalse(router.workers().getFirst().online());
+    }
+
+    @Test
+    void aQuietWorkerThatAnswersPingsStaysOnline() throws InterruptedException {
+        startWithLinkTimeout(Duration.ofMillis(600));
+        FakeWorker w = new FakeWorker("laptop");
+        w.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
+        Thread.sleep(2_000);
+        assertEquals(0, w.closeCode);
+        assertTrue(router.workers().getFirst().online());
+    }
+
+    @Test
+    void aConnectionThatNeverRegistersIsNotKeptForEver() throws InterruptedException {
+        startWithLinkTimeout(Duration.ofSeconds(3));
+        FakeWorker idle = new FakeWorker("idle");
+        idle.connection = router.connect(idle);
+        idle.connection.receive(new WorkerHeartbeat(1, 0.1, 0));
+        ErrorMessage early = idle.next(ErrorMessage.class);
+        assertEquals(ErrorCode.UNEXPECTED_MESSAGE, early.code());
+        ErrorMessage late = (ErrorMessage) idle.received.poll(15, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals("no worker:register within 10s of connecting", late.message());
+        assertEquals(1008, idle.awaitClose());
+    }
+
+    @Test
+    void aWorkerThatWasBusyGetsTheTaskAgainAsSoonAsAResultFreesASlot() {
+        startWithLinkTimeout(Duration.ofSeconds(3));
+        FakeWorker w = new FakeWorker("laptop");
+        w.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
+        String first = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        TaskDispatch a = w.next(TaskDispatch.class);
+        w.accept(a);
+        String second = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        TaskDispatch b = w.next(TaskDispatch.class);
+        w.connection.receive(new dev.efferent.protocol.TaskRejected(b.taskId(), dev.efferent.protocol.RejectReason.BUSY,
+                "busy"));
+        w.complete(a, "done");
+        // No heartbeat comes within this test (30 s apart): only the result can say a slot is free.
+        w.next(dev.efferent.protocol.TaskResultAck.class);
+        TaskDispatch again = w.next(TaskDispatch.class);
+        assertEquals(second, again.taskId());
+        assertEquals(first, a.taskId());
+    }
+}
