@@ -18,6 +18,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -423,6 +424,25 @@ public abstract class TaskQueueContract {
         clock.advance(Duration.ofSeconds(20));
         assertTrue(queue.requeueExpiredLeases().isEmpty());
         assertEquals(TaskStatus.RUNNING, queue.get(task.id()).orElseThrow().status());
+    }
+
+    @Test
+    void aTaskThatCompletesAfterAFailedAttemptKeepsNoError() {
+        Task task = queue.enqueue(NewTask.builder("t", "{}").maxAttempts(3).build());
+        claim("w1", 1, "t");
+        queue.fail(task.id(), "Worker disconnected", true);
+        clock.advance(Duration.ofSeconds(1));
+        claim("w2", 1, "t");
+        Task done = queue.complete(task.id(), "{}");
+        assertEquals(TaskStatus.COMPLETED, done.status());
+        assertEquals(Optional.empty(), done.error(), "a completed task does not also say it failed");
+        assertEquals(Optional.empty(), queue.get(task.id()).orElseThrow().error());
+        Task other = queue.enqueue(NewTask.builder("t", "{}").maxAttempts(3).build());
+        claim("w1", 1, "t");
+        queue.fail(other.id(), "boom", true);
+        clock.advance(Duration.ofSeconds(1));
+        claim("w2", 1, "t");
+        assertEquals(Optional.empty(), queue.completeAll(java.util.Map.of(other.id(), "{}")).getFirst().error());
     }
 
     @Test

@@ -168,7 +168,7 @@ final class MemoryTaskQueue implements TaskQueue {
         }
         Instant now = clock.instant();
         return update(entry, with(t, TaskStatus.COMPLETED, t.attempt(), t.leaseOwner(), Optional.empty(),
-                Optional.of(result), t.error(), t.runAt(), now), now);
+                Optional.of(result), Optional.empty(), t.runAt(), now), now);
     }
 
     @Override

@@ -176,7 +176,7 @@ final class PostgresTaskQueue implements TaskQueue {
     public Task complete(String taskId, String result) {
         Instant now = clock.instant();
         Optional<DbRow> row = db.run("complete a task", ex -> ex.get("WITH u AS (UPDATE " + t
-                        + " SET status = 'COMPLETED', result = ?, lease_expires_at = NULL, finished_at = ?, updated_at = ? "
+                        + " SET status = 'COMPLETED', result = ?, error = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ? "
                         + "WHERE id = ? AND status IN " + LEASED + " RETURNING *) SELECT u.*, pg_notify(?, ?) FROM u",
                 result, at(now), at(now), taskId, settings.channel(), "done:" + taskId));
         if (row.isEmpty()) {
@@ -203,7 +203,7 @@ final class PostgresTaskQueue implements TaskQueue {
         params.add(at(now));
         // One statement for the whole batch: one commit instead of one per task.
         List<Task> done = db.run("complete tasks", ex -> ex.query("UPDATE " + t + " SET status = 'COMPLETED', "
-                + "result = v.result, lease_expires_at = NULL, finished_at = ?, updated_at = ? FROM (VALUES " + values
+                + "result = v.result, error = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ? FROM (VALUES " + values
                 + ") AS v(id, result) WHERE " + t + ".id = v.id AND " + t + ".status IN " + LEASED + " RETURNING " + t + ".*",
                 reorder(params)).map(TaskRows::task).toList());
         if (!done.isEmpty()) {
