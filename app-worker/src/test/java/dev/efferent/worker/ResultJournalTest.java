@@ -1,6 +1,7 @@
 package dev.efferent.worker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ResultStatus;
 import dev.efferent.protocol.TaskResult;
@@ -22,7 +23,9 @@ class ResultJournalTest {
     void keepsResultsUntilAcknowledged() throws Exception {
         ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
         journal.markRunning("t1");
-        TaskResult result = TaskResult.completed("t1", new ObjectMapper().createObjectNode().put("isError", false), 5);
+        ObjectNode callToolResult = new ObjectMapper().createObjectNode().put("isError", false);
+        callToolResult.putArray("content").addObject().put("type", "text").put("text", "done");
+        TaskResult result = TaskResult.completed("t1", callToolResult, 5);
         journal.record(result);
         assertEquals(List.of(result), journal.pending());
         assertEquals(List.of(result), new ResultJournal(dir, new ProtocolCodec()).pending(), "survives a restart");

@@ -75,7 +75,12 @@ final class FrameReader {
         if (!node.isNumber()) {
             throw mistyped(field, "a number", node);
         }
-        return node.doubleValue();
+        double value = node.doubleValue();
+        if (!Double.isFinite(value)) {
+            throw new ProtocolException(ErrorCode.OUT_OF_RANGE, prefix(field) + " must be a finite number, got "
+                    + node.asText());
+        }
+        return value;
     }
 
     boolean bool(String field, boolean defaultValue) {
@@ -83,6 +88,14 @@ final class FrameReader {
         if (node == null || node.isNull()) {
             return defaultValue;
         }
+        if (!node.isBoolean()) {
+            throw mistyped(field, "true or false", node);
+        }
+        return node.booleanValue();
+    }
+
+    boolean requiredBool(String field) {
+        JsonNode node = required(field);
         if (!node.isBoolean()) {
             throw mistyped(field, "true or false", node);
         }
@@ -159,6 +172,19 @@ final class FrameReader {
     private ProtocolException mistyped(String field, String expected, JsonNode actual) {
         return new ProtocolException(ErrorCode.INVALID_FIELD,
                 prefix(field) + " must be " + expected + ", got " + describe(actual));
+    }
+
+    /** A value from a frame, fit to quote in an error: control characters escaped, cut after 64 chars. */
+    static String shorten(String value) {
+        StringBuilder out = new StringBuilder();
+        value.codePoints().limit(64).forEach(c -> {
+            if (Character.isISOControl(c) || Character.getType(c) == Character.SURROGATE) {
+                out.append(String.format("\\u%04x", c));
+            } else {
+                out.appendCodePoint(c);
+            }
+        });
+        return value.length() > 64 ? out + "…(" + value.length() + " chars)" : out.toString();
     }
 
     static String describe(JsonNode node) {

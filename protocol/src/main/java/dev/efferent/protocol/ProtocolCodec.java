@@ -133,7 +133,7 @@ public final class ProtocolCodec {
                 case TaskCancel.TYPE -> new TaskCancel(r.text("taskId"), r.optionalText("reason"));
                 case TaskResult.TYPE -> taskResult(r);
                 case TaskResultAck.TYPE -> new TaskResultAck(r.text("taskId"));
-                case ErrorMessage.TYPE -> new ErrorMessage(errorCode(r), r.optionalText("message"));
+                case ErrorMessage.TYPE -> errorMessage(r);
                 default -> throw new ProtocolException(ErrorCode.UNKNOWN_TYPE,
                         "unknown message type '" + type + "'; expected one of " + TYPES);
             };
@@ -158,16 +158,38 @@ public final class ProtocolCodec {
 
     private static List<ToolDescriptor> capabilities(FrameReader r) {
         JsonNode array = r.array("capabilities");
+        if (array.size() > WireLimits.MAX_TOOLS) {
+            throw r.outOfRange("capabilities", "at most " + WireLimits.MAX_TOOLS + " tools", array.size() + " tools");
+        }
         List<ToolDescriptor> tools = new ArrayList<>(array.size());
+        java.util.Set<String> names = new java.util.HashSet<>();
         for (int i = 0; i < array.size(); i++) {
             FrameReader t = r.nested("capabilities[" + i + "]", array.get(i));
             String placement = t.text("placement");
             if (!PLACEMENTS.contains(placement)) {
                 throw t.outOfRange("placement", "one of " + PLACEMENTS.stream().sorted().toList(), "'" + placement + "'");
             }
+            String name = t.text("name");
+            if (!WireLimits.TOOL_NAME.matcher(name).matches()) {
+                throw t.outOfRange("name", "a tool name matching " + WireLimits.TOOL_NAME.pattern(),
+                        "'" + FrameReader.shorten(name) + "'");
+            }
+            if (!names.add(name)) {
+                throw t.outOfRange("name", "a name no other tool of this worker has", "a second '" + name + "'");
+            }
+            ObjectNode schema = t.object("inputSchema");
+            if (schema.has("type") && !"object".equals(schema.path("type").asText())) {
+                throw t.outOfRange("inputSchema", "a JSON Schema of an object ({\"type\": \"object\", …})",
+                        "type " + FrameReader.describe(schema.path("type")));
+            }
+            int depth = depth(schema, 0);
+            if (depth > WireLimits.MAX_SCHEMA_DEPTH) {
+                throw t.outOfRange("inputSchema", "at most " + WireLimits.MAX_SCHEMA_DEPTH + " levels deep",
+                        "more than " + WireLimits.MAX_SCHEMA_DEPTH + " levels");
+            }
             var annotations = t.objectIfPresent("annotations")
                     .map(a -> t.nested("annotations", a));
-            tools.add(new ToolDescriptor(t.text("name"), t.optionalText("description"), t.object("inputSchema"),
+            tools.add(new ToolDescriptor(name, t.optionalText("description"), schema,
                     placement,
                     annotations.map(a -> a.bool("readOnlyHint", false)).orElse(false),
                     annotations.map(a -> a.bool("destructiveHint", false)).orElse(false),
@@ -178,16 +200,33 @@ public final class ProtocolCodec {
         return tools;
     }
 
+    /** How deep {@code node} nests, stopping early once past the limit. */
+    private static int depth(JsonNode node, int level) {
+        if (level > WireLimits.MAX_SCHEMA_DEPTH || !node.isContainerNode()) {
+            return level;
+        }
+        int deepest = level + 1;
+        for (JsonNode child : node) {
+            deepest = Math.max(deepest, depth(child, level + 1));
+            if (deepest > WireLimits.MAX_SCHEMA_DEPTH) {
+                break;
+            }
+        }
+        return deepest;
+    }
+
     private static RejectReason rejectReason(FrameReader r) {
         String value = r.text("reason");
         return RejectReason.fromWire(value).orElseThrow(() -> r.outOfRange("reason",
                 "one of [busy, unknown_tool, bad_params]", "'" + value + "'"));
     }
 
-    private static ErrorCode errorCode(FrameReader r) {
+    private static ErrorMessage errorMessage(FrameReader r) {
         String value = r.text("code");
-        // An error code from a newer peer is still an error: keep it readable rather than refusing it.
-        return ErrorCode.fromWire(value).orElse(ErrorCode.INTERNAL);
+        String message = r.optionalText("message");
+        // An error code from a newer peer is still an error: keep it, readable, rather than refusing the frame.
+        return ErrorCode.fromWire(value).map(code -> new ErrorMessage(code, message))
+                .orElseGet(() -> new ErrorMessage(ErrorCode.INTERNAL, "[" + FrameReader.shorten(value) + "] " + message));
     }
 
     private static TaskResult taskResult(FrameReader r) {
@@ -202,11 +241,23 @@ public final class ProtocolCodec {
             throw new ProtocolException(ErrorCode.MISSING_FIELD,
                     r.prefix("result") + " is missing; it is required when status is completed");
         }
+        if (result.isPresent()) {
+            checkCallToolResult(r.nested("result", result.get()));
+        }
         if (status != ResultStatus.COMPLETED && error.isEmpty()) {
             throw new ProtocolException(ErrorCode.MISSING_FIELD,
                     r.prefix("error") + " is missing; it is required when status is " + value);
         }
         return new TaskResult(taskId, status, result, error, duration);
+    }
+
+    /** A result is MCP's CallToolResult: {@code content}, an array of items with a {@code type}, and {@code isError}. */
+    private static void checkCallToolResult(FrameReader result) {
+        JsonNode content = result.array("content");
+        for (int i = 0; i < content.size(); i++) {
+            result.nested("content[" + i + "]", content.get(i)).text("type");
+        }
+        result.requiredBool("isError");
     }
 
     private ObjectNode toJson(Message message) {

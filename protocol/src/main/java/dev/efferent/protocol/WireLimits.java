@@ -12,6 +12,12 @@ public final class WireLimits {
     public static final long DEFAULT_TIMEOUT_MS = 300_000;
     /** Upper bound of {@code maxConcurrentTasks}. */
     public static final int MAX_CONCURRENCY = 1024;
+    /** Tool names: what MCP clients and models accept everywhere (the tool SPI's own rule). */
+    public static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-z][a-z0-9_]{0,63}");
+    /** Deepest nesting of a tool's input schema; real schemas are a few levels deep. */
+    public static final int MAX_SCHEMA_DEPTH = 32;
+    /** Most tools one worker may offer. */
+    public static final int MAX_TOOLS = 1024;
     /** Default upper bound of one frame, in UTF-8 bytes: 1 MiB. */
     public static final int DEFAULT_MAX_FRAME_BYTES = 1 << 20;
 

@@ -144,7 +144,31 @@ class ProtocolCodecTest {
                         ErrorCode.INVALID_FIELD,
                         "worker:register: field 'capabilities[0].annotations.readOnlyHint' must be true or false, got a string"),
                 Arguments.of(register("\"maxConcurrentTasks\":2", "[{\"placement\":\"LOCAL\",\"inputSchema\":{}}]"),
-                        ErrorCode.MISSING_FIELD, "worker:register: field 'capabilities[0].name' is missing"));
+                        ErrorCode.MISSING_FIELD, "worker:register: field 'capabilities[0].name' is missing"),
+                Arguments.of(register("\"maxConcurrentTasks\":2", "[{\"name\":\"Bad-Name\\u0000\",\"inputSchema\":{},"
+                                + "\"placement\":\"LOCAL\"}]"), ErrorCode.OUT_OF_RANGE,
+                        "worker:register: field 'capabilities[0].name' must be a tool name matching [a-z][a-z0-9_]{0,63}, "
+                                + "got 'Bad-Name\\u0000'"),
+                Arguments.of(register("\"maxConcurrentTasks\":2", "[{\"name\":\"x\",\"inputSchema\":{},\"placement\":"
+                                + "\"LOCAL\"},{\"name\":\"x\",\"inputSchema\":{},\"placement\":\"LOCAL\"}]"),
+                        ErrorCode.OUT_OF_RANGE, "worker:register: field 'capabilities[1].name' must be a name no other "
+                                + "tool of this worker has, got a second 'x'"),
+                Arguments.of(register("\"maxConcurrentTasks\":2", "[{\"name\":\"x\",\"inputSchema\":{\"type\":\"string\"},"
+                                + "\"placement\":\"LOCAL\"}]"), ErrorCode.OUT_OF_RANGE,
+                        "worker:register: field 'capabilities[0].inputSchema' must be a JSON Schema of an object "
+                                + "({\"type\": \"object\", …}), got type a string"),
+                Arguments.of(register("\"maxConcurrentTasks\":2", "[{\"name\":\"x\",\"inputSchema\":" + "{\"type\":\"object\",\"x\":" + "[".repeat(40) + "]".repeat(40) + "}" + ","
+                                + "\"placement\":\"LOCAL\"}]"), ErrorCode.OUT_OF_RANGE,
+                        "worker:register: field 'capabilities[0].inputSchema' must be at most 32 levels deep, got more "
+                                + "than 32 levels"),
+                Arguments.of("{\"type\":\"worker:heartbeat\",\"uptimeSeconds\":5,\"loadAverage\":1e400,\"activeTasks\":0}",
+                        ErrorCode.OUT_OF_RANGE, "worker:heartbeat: field 'loadAverage' must be a finite number, got Infinity"),
+                Arguments.of("{\"type\":\"task:result\",\"taskId\":\"t\",\"status\":\"completed\",\"durationMs\":1,"
+                                + "\"result\":{\"content\":5,\"isError\":false}}", ErrorCode.INVALID_FIELD,
+                        "task:result: field 'result.content' must be an array, got an integer"),
+                Arguments.of("{\"type\":\"task:result\",\"taskId\":\"t\",\"status\":\"completed\",\"durationMs\":1,"
+                                + "\"result\":{\"content\":[]}}", ErrorCode.MISSING_FIELD,
+                        "task:result: field 'result.isError' is missing"));
     }
 
     private static String dispatch(String override) {

@@ -154,11 +154,13 @@ final class ConfinedPath implements Closeable {
     /** Opens the regular file for reading, refusing links, swaps under the open and (by default) hard links. */
     SeekableByteChannel openForReading() throws IOException {
         BasicFileAttributes before = attributes().orElseThrow(() -> new NoSuchFileException(path.toString()));
-        if (!before.isRegularFile()) {
-            // Also keeps a FIFO from blocking the open.
-            throw before.isSymbolicLink() ? swapped(path) : new ToolException("'" + shown + "' is not a regular file "
-                    + "(it is a device, pipe or socket); the file tools read regular files only");
+        if (before.isSymbolicLink()) {
+            throw swapped(path);
         }
+        // Before the open, from the handle: opening a FIFO blocks in native code until a writer comes, out of reach
+        // of interrupts and cancellation, and a device may do anything. Java has no O_NONBLOCK open, so a name
+        // swapped for a FIFO after this check can still block this one call (see package-info).
+        requireRegularFile(before);
         SeekableByteChannel channel = dir != null ? dir.newByteChannel(Path.of(name), Set.of(READ, NOFOLLOW_LINKS))
                 : Files.newByteChannel(path, READ, NOFOLLOW_LINKS);
         try {
@@ -175,6 +177,13 @@ final class ConfinedPath implements Closeable {
         }
     }
 
+    /** Refuses anything but a regular file, naming its kind (see {@link FileKind}). */
+    private void requireRegularFile(BasicFileAttributes attrs) {
+        if (!attrs.isRegularFile()) {
+            throw FileKind.of(path, attrs).notRegular(shown);
+        }
+    }
+
     /** Whether the file would be refused for its hard links (see {@link HardLinks}). */
     boolean refusesHardLink(BasicFileAttributes attrs) throws IOException {
         return hardLinks.refuses(path, attrs);
@@ -187,6 +196,11 @@ final class ConfinedPath implements Closeable {
     void replace(byte[] bytes) throws IOException {
         Optional<BasicFileAttributes> existing = attributes();
         if (existing.isPresent()) {
+            // The rename below never opens the old name, but replacing a pipe, socket or device someone made there
+            // with a file would be a surprise; refused like every open. Directories are the callers' to refuse.
+            if (existing.get().isOther()) {
+                requireRegularFile(existing.get());
+            }
             hardLinks.check(path, existing.get(), shown);
         }
         Set<PosixFilePermission> permissions = posixAttributes().map(PosixFileAttributes::permissions)
@@ -197,6 +211,8 @@ final class ConfinedPath implements Closeable {
         String temp = "." + stem + "." + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".tmp";
         boolean moved = false;
         try {
+            // CREATE_NEW is O_CREAT|O_EXCL: whatever already has the temporary name (a FIFO planted there included)
+            // fails the open with "already exists" instead of being opened.
             try (SeekableByteChannel out = dir != null
                     ? dir.newByteChannel(Path.of(temp), Set.of(WRITE, CREATE_NEW, NOFOLLOW_LINKS), PRIVATE)
                     : Files.newByteChannel(dirPath.resolve(temp), WRITE, CREATE_NEW, NOFOLLOW_LINKS)) {

@@ -12,16 +12,20 @@ import dev.efferent.tools.spi.ToolException;
  * @param maxSearchFileBytes larger files are skipped by search_files (default 10 MiB)
  * @param allowHardLinks     whether files with more than one hard link may be read or replaced (default false:
  *                           another of their names may lie outside the roots)
+ * @param maxRegexSteps      the step budget of search_files' regular expression on one line, in characters read
+ *                           (default 1,000,000), on top of {@link BoundedMatcher#STEPS_PER_CHAR} per character of
+ *                           the line; a line that needs more is skipped and reported (see {@link BoundedMatcher})
  */
 record FsLimits(long maxReadBytes, int maxListEntries, int maxSearchMatches, long maxSearchFileBytes,
-                boolean allowHardLinks) {
+                boolean allowHardLinks, long maxRegexSteps) {
     static FsLimits from(Settings settings) {
         return new FsLimits(
                 positive(settings, "max-read-bytes", 256 * 1024),
                 (int) positive(settings, "max-list-entries", 1000),
                 (int) positive(settings, "max-search-matches", 1000),
                 positive(settings, "max-search-file-bytes", 10L * 1024 * 1024),
-                settings.getBoolean("allow-hardlinks", false));
+                settings.getBoolean("allow-hardlinks", false),
+                positive(settings, "max-regex-steps", BoundedMatcher.DEFAULT_MAX_STEPS));
     }
 
     private static long positive(Settings settings, String key, long defaultValue) {

@@ -135,7 +135,7 @@ final class ListDirTool implements Tool {
                     }
                 } else {
                     out.append(indent).append(name).append(" (").append(FileSupport.size(attrs.size())).append(")\n");
-                    entry.put("type", attrs.isRegularFile() ? "file" : "other");
+                    entry.put("type", FileKind.of(child.path().path(), attrs).label());
                     entry.put("size", attrs.size());
                     entries.add(entry);
                 }

@@ -24,17 +24,26 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
-/** search_files: a regular expression over the text files under a path, reported as {@code file:line: text}. */
+/**
+ * search_files: a regular expression over the text files under a path, reported as {@code file:line: text}. The
+ * expression runs with a step budget per line and stops on cancellation ({@link BoundedMatcher}).
+ */
 final class SearchFilesTool implements Tool {
     private static final int MAX_LINE_CHARS = 300;
+    /**
+     * After this many lines of one file exceeded their budget, the rest of that file is given up: a pattern that
+     * is too slow on ten lines is likely too slow on the others, and a large file of them would use the whole
+     * deadline a few milliseconds at a time, ending the call with nothing to show.
+     */
+    private static final int MAX_SLOW_LINES_PER_FILE = 10;
     private static final ToolSpec SPEC = ToolSpec.local("search_files",
             "Search text files under 'path' (default the first root) for a Java regular expression. Returns "
                     + "'file:line: text' for each matching line, at most 'max_matches' (default 100). Binary files, "
-                    + "very large files and .git directories are skipped; symbolic links are not followed.",
+                    + "very large files, pipes, sockets, devices and .git directories are skipped; symbolic links are "
+                    + "not followed. A line on which the pattern takes too long is skipped and counted.",
             """
             {"type": "object",
              "properties": {
@@ -74,7 +83,7 @@ final class SearchFilesTool implements Tool {
                 .map(g -> FileSystems.getDefault().getPathMatcher("glob:" + g));
         int max = (int) Math.min(params.integer("max_matches", 100), limits.maxSearchMatches());
         String shown = params.string("path", ".");
-        Search search = new Search(pattern, glob, max, context);
+        Search search = new Search(new BoundedMatcher(pattern, limits.maxRegexSteps(), context), glob, max, context);
         try (ConfinedPath start = ConfinedPath.open(context.roots(), shown, limits)) {
             BasicFileAttributes attrs = start.attributes()
                     .orElseThrow(() -> new ToolException("path '" + shown + "' does not exist"));
@@ -95,6 +104,20 @@ final class SearchFilesTool implements Tool {
             out.append("[").append(search.hardLinked).append(" hard-linked files skipped: their content may belong to ")
                     .append("files outside the allowed roots; set tools.fs.allow-hardlinks: true to search them]\n");
         }
+        if (search.slowLines > 0) {
+            out.append("[").append(search.slowLines).append(search.slowLines == 1 ? " line" : " lines")
+                    .append(" skipped (first: ").append(search.firstSlowLine).append("): the pattern took too long on ")
+                    .append(search.slowLines == 1 ? "it" : "them").append("; simplify the pattern, e.g. avoid ")
+                    .append("nested or repeated '.*']\n");
+        }
+        if (search.slowFiles > 0) {
+            out.append("[").append(search.slowFiles).append(" files given up after ").append(MAX_SLOW_LINES_PER_FILE)
+                    .append(" such lines each; their remaining lines were not searched]\n");
+        }
+        if (search.special > 0) {
+            out.append("[").append(search.special).append(" pipes, sockets or devices skipped: the file tools read ")
+                    .append("regular files only]\n");
+        }
         if (search.unreadable > 0) {
             out.append("[").append(search.unreadable).append(" files or directories could not be read and were ")
                     .append("skipped]\n");
@@ -105,12 +128,15 @@ final class SearchFilesTool implements Tool {
         structured.put("truncated", search.truncated);
         structured.put("hardLinksSkipped", search.hardLinked);
         structured.put("unreadableSkipped", search.unreadable);
+        structured.put("slowLinesSkipped", search.slowLines);
+        structured.put("slowFilesGivenUp", search.slowFiles);
+        structured.put("specialSkipped", search.special);
         return ToolResult.of(out.toString(), structured);
     }
 
     /** One search's walk and its findings. Links are never followed: the walk goes through directory handles. */
     private final class Search {
-        private final Pattern pattern;
+        private final BoundedMatcher matcher;
         private final Optional<PathMatcher> glob;
         private final int max;
         private final ToolContext context;
@@ -121,10 +147,14 @@ final class SearchFilesTool implements Tool {
         /** Directories deeper than this below the start are not searched. */
         static final int MAX_DEPTH = 64;
         private int unreadable;
+        private int special;
+        private int slowLines;
+        private String firstSlowLine = "";
+        private int slowFiles;
         private boolean truncated;
 
-        Search(Pattern pattern, Optional<PathMatcher> glob, int max, ToolContext context) {
-            this.pattern = pattern;
+        Search(BoundedMatcher matcher, Optional<PathMatcher> glob, int max, ToolContext context) {
+            this.matcher = matcher;
             this.glob = glob;
             this.max = max;
             this.context = context;
@@ -134,6 +164,13 @@ final class SearchFilesTool implements Tool {
         boolean visit(ConfinedPath entry, BasicFileAttributes attrs, int depth) throws IOException {
             if (attrs.isRegularFile()) {
                 return searchFile(entry, attrs);
+            }
+            if (attrs.isOther()) {
+                // Never opened: a FIFO would block the open until a writer came, a device might never end.
+                if (globMatches(entry)) {
+                    special++;
+                }
+                return true;
             }
             if (!attrs.isDirectory() || ".git".equals(String.valueOf(entry.path().getFileName()))) {
                 return true;
@@ -171,8 +208,7 @@ final class SearchFilesTool implements Tool {
         }
 
         private boolean searchFile(ConfinedPath file, BasicFileAttributes attrs) throws IOException {
-            if (attrs.size() > limits.maxSearchFileBytes()
-                    || glob.map(g -> !g.matches(file.path().getFileName())).orElse(false)) {
+            if (attrs.size() > limits.maxSearchFileBytes() || !globMatches(file)) {
                 return true;
             }
             if (file.refusesHardLink(attrs)) {
@@ -188,6 +224,10 @@ final class SearchFilesTool implements Tool {
             }
         }
 
+        private boolean globMatches(ConfinedPath file) {
+            return glob.map(g -> g.matches(file.path().getFileName())).orElse(true);
+        }
+
         private boolean searchLines(SeekableByteChannel channel, String shown) throws IOException {
             var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
                     .onUnmappableCharacter(CodingErrorAction.REPLACE);
@@ -196,10 +236,19 @@ final class SearchFilesTool implements Tool {
                     new InputStreamReader(Channels.newInputStream(channel), decoder));
             String line;
             int lineNo = 0;
+            int slowHere = 0;
             while ((line = reader.readLine()) != null) {
                 lineNo++;
-                Matcher m = pattern.matcher(line);
-                if (m.find()) {
+                BoundedMatcher.Outcome outcome = matcher.find(line);
+                if (outcome == BoundedMatcher.Outcome.TOO_SLOW) {
+                    if (slowLines++ == 0) {
+                        firstSlowLine = shown + ":" + lineNo;
+                    }
+                    if (++slowHere >= MAX_SLOW_LINES_PER_FILE) {
+                        slowFiles++;
+                        return true;
+                    }
+                } else if (outcome == BoundedMatcher.Outcome.MATCH) {
                     if (matches.size() >= max) {
                         truncated = true;
                         return false;

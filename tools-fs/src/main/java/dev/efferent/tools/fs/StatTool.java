@@ -50,8 +50,8 @@ final class StatTool implements Tool {
             BasicFileAttributes attrs = path.attributes()
                     .orElseThrow(() -> new ToolException("path '" + shown + "' does not exist"));
             info.put("path", context.roots().display(path.path()));
-            info.put("type", attrs.isDirectory() ? "directory" : attrs.isRegularFile() ? "file"
-                    : attrs.isSymbolicLink() ? "symlink" : "other");
+            // Described, never opened: a FIFO or device is reported as such, not read.
+            info.put("type", FileKind.of(path.path(), attrs).label());
             info.put("size", attrs.size());
             info.put("modified", attrs.lastModifiedTime().toInstant().toString());
             Optional<PosixFileAttributes> posix = path.posixAttributes();
