@@ -2,6 +2,7 @@ package dev.efferent.router;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.efferent.core.tools.DurationText;
+import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.protocol.TaskCancel;
 import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.ToolDescriptor;
@@ -175,6 +176,15 @@ final class Dispatcher extends WorkerMessages {
         } catch (IllegalStateException e) {
             LOG.log(Level.ERROR, "Task " + task.id() + " cannot be dispatched", e);
             finished(queue.fail(task.id(), e.getMessage(), false));
+            return;
+        }
+        // Checked against the schema of the worker that will run it: its copy of the tool may differ from others'.
+        ParamsSchema schema = s.schemas.get(task.tool());
+        List<String> problems = schema == null ? List.of() : schema.validate(message.params());
+        if (!problems.isEmpty()) {
+            String why = "invalid params for " + task.tool() + " on " + s.name + ": " + String.join("; ", problems);
+            LOG.log(Level.INFO, "Task {0} not sent: {1}", task.id(), why);
+            finished(queue.fail(task.id(), why, false));
             return;
         }
         f.deadline = scheduler.apply(() -> timeOut(task.id(), f), task.timeout());

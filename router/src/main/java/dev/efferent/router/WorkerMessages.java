@@ -1,6 +1,7 @@
 package dev.efferent.router;
 
 import dev.efferent.core.tools.DurationText;
+import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.Message;
@@ -22,7 +23,9 @@ import dev.efferent.queue.TaskQueue;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -175,7 +178,18 @@ abstract class WorkerMessages {
     }
 
     private void admit(Connection c, WorkerRegister m) {
-        WorkerSession s = new WorkerSession(m, c, clock.instant());
+        Map<String, ParamsSchema> schemas = new HashMap<>();
+        for (var tool : m.capabilities()) {
+            try {
+                schemas.put(tool.name(), ParamsSchema.compile(tool.inputSchema()));
+            } catch (IllegalArgumentException e) {
+                c.refuse(new ProtocolException(ErrorCode.INVALID_FIELD, "worker:register: tool '" + tool.name() + "': "
+                        + e.getMessage()));
+                c.link.close(1008, "invalid tool schema");
+                return;
+            }
+        }
+        WorkerSession s = new WorkerSession(m, c, clock.instant(), schemas);
         c.session = s;
         state.sessions.put(s.id, s);
         state.offline.remove(s.id);

@@ -1,5 +1,6 @@
 package dev.efferent.router;
 
+import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
 
@@ -30,8 +31,12 @@ final class WorkerSession {
     /** It said it was busy: no claims for it until a slot frees up. */
     boolean full;
 
-    WorkerSession(WorkerRegister register, Connection connection, Instant now) {
+    /** The compiled input schema of each tool, to check params before a call is sent. */
+    final Map<String, ParamsSchema> schemas;
+
+    WorkerSession(WorkerRegister register, Connection connection, Instant now, Map<String, ParamsSchema> schemas) {
         this.connection = connection;
+        this.schemas = Map.copyOf(schemas);
         this.id = register.workerId();
         this.name = register.name();
         this.hostname = register.hostname();

@@ -169,4 +169,21 @@ class WorkerIdentityTest extends RouterFixture {
             other.close();
         }
     }
+
+    @Test
+    void paramsAreCheckedAgainstTheSchemaOfTheWorkerThatWillRunTheCall() throws Exception {
+        start(true, Optional.empty());
+        FakeWorker strict = new FakeWorker("strict");
+        dev.efferent.protocol.ToolDescriptor tool = new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
+                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree("{\"type\":\"object\","
+                        + "\"properties\":{\"command\":{\"type\":\"string\"}},\"required\":[\"command\"]}"),
+                "LOCAL", false, false, false, false);
+        strict.register(router, 2, tool);
+        String id = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}"))).task().id();
+        dev.efferent.queue.Task failed = await(id);
+        assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
+        assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
+                failed.error().orElseThrow());
+        assertTrue(strict.quietFor(200).stream().noneMatch(m -> m instanceof TaskDispatch), "never sent");
+    }
 }
