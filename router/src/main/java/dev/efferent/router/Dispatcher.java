@@ -345,10 +345,20 @@ final class Dispatcher extends WorkerMessages {
             LOG.log(Level.WARNING, "Could not requeue expired leases", e);
         }
         cleanUp(now);
+        forgetOfflineWorkers(now);
         pumpAll();
     }
 
     /** Once a minute: deletes tasks finished longer ago than the retention. */
+    private void forgetOfflineWorkers(Instant now) {
+        List<String> forgotten = state.forget(now, settings.forgetAfter());
+        if (!forgotten.isEmpty()) {
+            LOG.log(Level.INFO, "Forgot {0} offline {1} not heard from for {2}: {3}", forgotten.size(),
+                    forgotten.size() == 1 ? "worker" : "workers", DurationText.of(settings.forgetAfter()),
+                    forgotten.size() > 10 ? forgotten.subList(0, 10) + " …" : forgotten);
+        }
+    }
+
     private void cleanUp(Instant now) {
         if (Duration.between(lastCleanup, now).compareTo(Duration.ofMinutes(1)) < 0) {
             return;

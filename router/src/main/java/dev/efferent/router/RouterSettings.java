@@ -28,6 +28,8 @@ import java.util.Map;
  * @param placementOverrides  {@code routing.placement.<tool>}: LOCAL, CLOUD or HYBRID instead of the tool's own
  * @param retention           {@code tasks.retention}: finished tasks are deleted this long after they finish
  *                            (default 7 days)
+ * @param forgetAfter         {@code workers.forget-after}: an offline worker is forgotten (no longer listed or
+ *                            targetable, its tools no longer known) this long after it was last heard (default 7d)
  * @param linkTimeout         {@code hands.link-timeout}: a worker link from which nothing (no frame, no answer to
  *                            a ping) was heard this long is dead; silent links are pinged at a third of it
  *                            (default 3s)
@@ -41,8 +43,10 @@ public record RouterSettings(boolean handsEnabled,
                              Duration pollInterval,
                              Map<String, Placement> placementOverrides,
                              Duration retention,
-                             Duration linkTimeout) {
+                             Duration linkTimeout,
+                             Duration forgetAfter) {
     public RouterSettings {
+        positive(forgetAfter, "workers.forget-after");
         positive(linkTimeout, "hands.link-timeout");
         positive(heartbeatInterval, "hands.heartbeat-interval");
         positive(defaultTimeout, "tasks.default-timeout");
@@ -61,7 +65,7 @@ public record RouterSettings(boolean handsEnabled,
     /** The defaults: single-machine mode. */
     public static RouterSettings defaults() {
         return new RouterSettings(false, Duration.ofSeconds(15), 8, Duration.ofMinutes(5), 3, Duration.ofSeconds(60),
-                Duration.ofSeconds(1), Map.of(), Duration.ofDays(7), Duration.ofSeconds(3));
+                Duration.ofSeconds(1), Map.of(), Duration.ofDays(7), Duration.ofSeconds(3), Duration.ofDays(7));
     }
 
     /** Settings from the root configuration node. */
@@ -88,31 +92,38 @@ public record RouterSettings(boolean handsEnabled,
                 duration(config, "tasks.poll-interval", d.pollInterval()),
                 overrides,
                 duration(config, "tasks.retention", d.retention()),
-                duration(config, "hands.link-timeout", d.linkTimeout()));
+                duration(config, "hands.link-timeout", d.linkTimeout()),
+                duration(config, "workers.forget-after", d.forgetAfter()));
     }
 
     /** This with hands mode on or off. */
     public RouterSettings withHands(boolean enabled) {
         return new RouterSettings(enabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides, retention, linkTimeout);
+                pollInterval, placementOverrides, retention, linkTimeout, forgetAfter);
     }
 
     /** This with another heartbeat interval. */
     public RouterSettings withHeartbeatInterval(Duration interval) {
         return new RouterSettings(handsEnabled, interval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides, retention, linkTimeout);
+                pollInterval, placementOverrides, retention, linkTimeout, forgetAfter);
     }
 
     /** This with another poll interval. */
     public RouterSettings withPollInterval(Duration interval) {
         return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                interval, placementOverrides, retention, linkTimeout);
+                interval, placementOverrides, retention, linkTimeout, forgetAfter);
     }
 
     /** This with another link timeout. */
     public RouterSettings withLinkTimeout(Duration timeout) {
         return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
-                pollInterval, placementOverrides, retention, timeout);
+                pollInterval, placementOverrides, retention, timeout, forgetAfter);
+    }
+
+    /** This with another time after which offline workers are forgotten. */
+    public RouterSettings withForgetAfter(Duration after) {
+        return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,
+                pollInterval, placementOverrides, retention, linkTimeout, after);
     }
 
     /** The placement of {@code tool}: the configured override, else {@code own}. */

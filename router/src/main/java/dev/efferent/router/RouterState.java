@@ -33,6 +33,46 @@ final class RouterState {
     /** The brain's own tools, used to check params before a task is queued. */
     Optional<LocalToolExecutor> localTools = Optional.empty();
 
+    /** Most offline workers remembered; the longest silent are forgotten first. */
+    static final int MAX_OFFLINE = 1000;
+
+    /**
+     * Forgets offline workers last heard more than {@code after} ago, and the oldest beyond {@link #MAX_OFFLINE};
+     * then the tools nobody has any more. Returns the names of the workers forgotten.
+     */
+    List<String> forget(java.time.Instant now, java.time.Duration after) {
+        List<String> forgotten = new ArrayList<>();
+        List<WorkerInfo> byAge = offline.values().stream().filter(w -> !sessions.containsKey(w.id()))
+                .sorted(Comparator.comparing(WorkerInfo::lastHeartbeat)).toList();
+        int excess = Math.max(0, byAge.size() - MAX_OFFLINE);
+        for (int i = 0; i < byAge.size(); i++) {
+            WorkerInfo w = byAge.get(i);
+            if (i < excess || java.time.Duration.between(w.lastHeartbeat(), now).compareTo(after) > 0) {
+                offline.remove(w.id());
+                activeWorkers.values().removeIf(w.id()::equals);
+                forgotten.add(w.name());
+            }
+        }
+        if (!forgotten.isEmpty()) {
+            java.util.Set<String> kept = new java.util.HashSet<>();
+            sessions.values().forEach(s -> kept.addAll(s.tools.keySet()));
+            offline.values().forEach(w -> kept.addAll(w.tools()));
+            knownTools.keySet().retainAll(kept);
+        }
+        return forgotten;
+    }
+
+    /** {@code wanted}, or {@code wanted-2}, {@code -3}, … when another online worker already has that name. */
+    String uniqueName(String wanted, String id) {
+        java.util.Set<String> taken = new java.util.HashSet<>();
+        sessions.values().stream().filter(s -> !s.id.equals(id)).forEach(s -> taken.add(s.name));
+        String name = wanted;
+        for (int n = 2; taken.contains(name); n++) {
+            name = wanted + "-" + n;
+        }
+        return name;
+    }
+
     List<WorkerInfo> workers() {
         List<WorkerInfo> all = new ArrayList<>();
         sessions.values().forEach(s -> all.add(s.info()));

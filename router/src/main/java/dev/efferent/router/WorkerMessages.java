@@ -189,7 +189,13 @@ abstract class WorkerMessages {
                 return;
             }
         }
-        WorkerSession s = new WorkerSession(m, c, clock.instant(), schemas);
+        String name = state.uniqueName(m.name(), m.workerId());
+        if (!name.equals(m.name())) {
+            LOG.log(Level.WARNING, "Worker name {0} is taken by another online worker: the one connecting from {1} "
+                    + "({2}) is called {3}; give each machine its own --name", m.name(), c.link.describe(),
+                    m.workerId(), name);
+        }
+        WorkerSession s = new WorkerSession(m, name, c, clock.instant(), schemas);
         c.session = s;
         state.sessions.put(s.id, s);
         state.offline.remove(s.id);

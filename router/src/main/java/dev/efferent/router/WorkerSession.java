@@ -34,11 +34,12 @@ final class WorkerSession {
     /** The compiled input schema of each tool, to check params before a call is sent. */
     final Map<String, ParamsSchema> schemas;
 
-    WorkerSession(WorkerRegister register, Connection connection, Instant now, Map<String, ParamsSchema> schemas) {
+    WorkerSession(WorkerRegister register, String name, Connection connection, Instant now,
+                  Map<String, ParamsSchema> schemas) {
         this.connection = connection;
         this.schemas = Map.copyOf(schemas);
         this.id = register.workerId();
-        this.name = register.name();
+        this.name = name;
         this.hostname = register.hostname();
         this.platform = register.platform();
         this.local = connection.local;

@@ -93,4 +93,37 @@ class LinkLivenessTest extends RouterFixture {
         assertEquals(second, again.taskId());
         assertEquals(first, a.taskId());
     }
+
+    @Test
+    void offlineWorkersAreForgottenAfterAWhileWithTheirTools() throws InterruptedException {
+        start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
+                .withPollInterval(Duration.ofMillis(100)).withForgetAfter(Duration.ofMillis(300)), Optional.empty());
+        FakeWorker w = new FakeWorker("gone");
+        w.registerSilently(router, 2, FakeWorker.tool("only_here", false));
+        w.disconnect("socket closed");
+        assertEquals(1, router.workers().size());
+        for (int i = 0; i < 100 && !router.workers().isEmpty(); i++) {
+            Thread.sleep(50);
+        }
+        assertTrue(router.workers().isEmpty(), router.workers().toString());
+        assertTrue(router.tools().stream().noneMatch(t -> t.descriptor().name().equals("only_here")),
+                router.tools().toString());
+    }
+
+    @Test
+    void twoOnlineWorkersNeverShareAName() {
+        startWithLinkTimeout(Duration.ofSeconds(3));
+        FakeWorker a = new FakeWorker("id-a");
+        a.connection = router.connect(a);
+        a.connection.receive(new dev.efferent.protocol.WorkerRegister(1, "id-a", "laptop", "h", "test",
+                java.util.List.of(), 2));
+        a.next(dev.efferent.protocol.WorkerAck.class);
+        FakeWorker b = new FakeWorker("id-b");
+        b.connection = router.connect(b);
+        b.connection.receive(new dev.efferent.protocol.WorkerRegister(1, "id-b", "laptop", "h", "test",
+                java.util.List.of(), 2));
+        b.next(dev.efferent.protocol.WorkerAck.class);
+        assertEquals(java.util.List.of("laptop", "laptop-2"), router.workers().stream().map(WorkerInfo::name).sorted()
+                .toList());
+    }
 }

@@ -93,7 +93,7 @@ class RoutingTest extends RouterFixture {
     void placementOverrideFromConfigurationWins() {
         RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3,
                 java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
-                java.time.Duration.ofDays(7), java.time.Duration.ofSeconds(3));
+                java.time.Duration.ofDays(7), java.time.Duration.ofSeconds(3), java.time.Duration.ofDays(7));
         start(settings, Optional.of(localTools()));
         Task echo = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, echo.status());
