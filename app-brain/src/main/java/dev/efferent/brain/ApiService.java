@@ -169,7 +169,9 @@ final class ApiService implements HttpService {
             send(res, Status.NOT_FOUND_404, views.error(404, "no task with id '" + id + "'"));
             return;
         }
-        send(res, Status.OK_200, views.task(task.get(), names()));
+        ObjectNode view = views.task(task.get(), names());
+        router.waitingReason(id).ifPresent(why -> view.put("waiting", why));
+        send(res, Status.OK_200, view);
     }
 
     private void cancel(ServerRequest req, ServerResponse res) {

@@ -54,6 +54,7 @@ class HandsTest extends BrainFixture {
         assertEquals("queued", queued.path("status").asText());
         assertTrue(queued.path("offline").asBoolean());
         assertEquals("Your machine is offline. I've queued this task (" + id + ").", queued.path("message").asText());
+        assertEquals("waiting for a worker that has read_file to come online", task(id).path("waiting").asText());
 
         startWorker("laptop", root, Map.of());
         JsonNode done = awaitStatus(id, "completed", 30);

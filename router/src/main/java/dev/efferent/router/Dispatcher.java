@@ -350,6 +350,32 @@ final class Dispatcher extends WorkerMessages {
     }
 
     /** Once a minute: deletes tasks finished longer ago than the retention. */
+    /** Why a queued task is not running yet, in words a user understands; empty for a task that is not queued. */
+    Optional<String> waitingReason(String taskId) {
+        Optional<Task> found = queue.get(taskId);
+        if (found.isEmpty() || found.get().status() != TaskStatus.QUEUED) {
+            return Optional.empty();
+        }
+        Task task = found.get();
+        if (task.runAt().isAfter(clock.instant())) {
+            return Optional.of("tried again at " + task.runAt() + " after: " + task.error().orElse("a failed attempt"));
+        }
+        if (task.targetWorker().isPresent()) {
+            String id = task.targetWorker().get();
+            WorkerSession target = state.sessions.get(id);
+            String name = state.workerName(id);
+            if (target == null || !target.online) {
+                return Optional.of("waiting for worker " + name + " to come online");
+            }
+            return Optional.of(target.tools.containsKey(task.tool()) ? "worker " + name + " is busy"
+                    : "worker " + name + " does not offer " + task.tool() + " (any more); cancel the task or start "
+                    + "a worker that has it");
+        }
+        boolean anyone = state.sessions.values().stream().anyMatch(s -> s.online && s.tools.containsKey(task.tool()));
+        return Optional.of(anyone ? "every worker that has " + task.tool() + " is busy"
+                : "waiting for a worker that has " + task.tool() + " to come online");
+    }
+
     private void forgetOfflineWorkers(Instant now) {
         List<String> forgotten = state.forget(now, settings.forgetAfter());
         if (!forgotten.isEmpty()) {

@@ -129,6 +129,11 @@ public final class Router implements AutoCloseable {
         return call(() -> dispatcher.completion(taskId));
     }
 
+    /** Why a queued task is not running yet (no worker online, all busy, a retry later); empty otherwise. */
+    public Optional<String> waitingReason(String taskId) {
+        return call(() -> dispatcher.waitingReason(taskId));
+    }
+
     /** The task, if the queue has it. */
     public Optional<Task> task(String taskId) {
         return queue.get(taskId);

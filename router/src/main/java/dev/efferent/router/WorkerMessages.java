@@ -252,6 +252,8 @@ abstract class WorkerMessages {
                     queue.release(r.taskId(), s.id);
                 }
                 case UNKNOWN_TOOL -> {
+                    LOG.log(Level.WARNING, "Worker {0} does not have {1} any more, though it offered it when it "
+                            + "registered: no more {1} calls go there until it registers again", s.name, f.task.tool());
                     s.tools.remove(f.task.tool());
                     queue.release(r.taskId(), s.id);
                 }
