@@ -185,11 +185,18 @@ final class Brain implements AutoCloseable {
 
     @Override
     public void close() {
+        try {
+            LOG.log(Level.INFO, "Brain stopping: {0} workers online, {1} tasks queued", router.workersOnline(),
+                    router.queuedCount());
+        } catch (RuntimeException e) {
+            LOG.log(Level.INFO, "Brain stopping (the queue cannot be counted: {0})", e.getMessage());
+        }
         chat.close();
         router.close();
         server.stop();
         metrics.close();
         tools.close();
         queue.close();
+        LOG.log(Level.INFO, "Brain stopped");
     }
 }

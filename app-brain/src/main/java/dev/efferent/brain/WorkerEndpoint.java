@@ -51,7 +51,8 @@ final class WorkerEndpoint implements WsListener {
             throw new WsUpgradeException(refusal.get());
         }
         if (!secret.accepts(headers)) {
-            LOG.log(Level.WARNING, "Refused a worker connection: missing or wrong worker secret");
+            guard.refusals().warn("Refused a worker connection to {0}: missing or wrong worker secret",
+                    prologue.uriPath().path());
             throw new WsUpgradeException("missing or wrong worker secret");
         }
         return Optional.empty();

@@ -377,10 +377,15 @@ abstract class WorkerMessages {
         }
         WorkerInfo info = s.info();
         state.offline.put(s.id, info);
-        LOG.log(Level.WARNING, "Worker {0} ({1}) offline: {2}; {3} tasks failed, {4} back in the queue", s.name, s.id,
-                why, failed, requeued);
+        LOG.log(Level.WARNING, "Worker {0} ({1}) offline: {2}; {3} failed, {4} back in the queue", s.name, s.id,
+                why, count(failed, "task"), count(requeued, "task"));
         state.listeners.forEach(l -> l.workerOffline(info));
         pumpAll();
+    }
+
+    /** "1 task", "2 tasks". */
+    static String count(int n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     /** A live worker keeps the leases of what it runs, even tasks another (dead) brain dispatched to it. */
