@@ -218,7 +218,8 @@ public final class ProtocolCodec {
     private static RejectReason rejectReason(FrameReader r) {
         String value = r.text("reason");
         return RejectReason.fromWire(value).orElseThrow(() -> r.outOfRange("reason",
-                "one of [busy, unknown_tool, bad_params]", "'" + value + "'"));
+                "one of " + java.util.Arrays.stream(RejectReason.values()).map(RejectReason::wire).toList(),
+                "'" + value + "'"));
     }
 
     private static ErrorMessage errorMessage(FrameReader r) {

@@ -10,7 +10,12 @@ public enum RejectReason {
     /** The worker has no tool of that name. */
     UNKNOWN_TOOL("unknown_tool"),
     /** The params do not match the tool's input schema. */
-    BAD_PARAMS("bad_params");
+    BAD_PARAMS("bad_params"),
+    /**
+     * The worker is stopping: it hands the task back, even one it had accepted, so that it runs elsewhere or after
+     * the restart instead of being cancelled.
+     */
+    SHUTTING_DOWN("shutting_down");
 
     private final String wire;
 

@@ -120,7 +120,7 @@ class ProtocolCodecTest {
                 Arguments.of("{\"type\":\"task:dispatch\",\"taskId\":\"t1\",\"tool\":\"x\",\"params\":{}}",
                         ErrorCode.MISSING_FIELD, "task:dispatch: field 'attempt' is missing"),
                 Arguments.of("{\"type\":\"task:rejected\",\"taskId\":\"t1\",\"reason\":\"tired\"}", ErrorCode.OUT_OF_RANGE,
-                        "task:rejected: field 'reason' must be one of [busy, unknown_tool, bad_params], got 'tired'"),
+                        "task:rejected: field 'reason' must be one of [busy, unknown_tool, bad_params, shutting_down], got 'tired'"),
                 Arguments.of("{\"type\":\"task:result\",\"taskId\":\"t1\",\"status\":\"done\",\"durationMs\":1}",
                         ErrorCode.OUT_OF_RANGE,
                         "task:result: field 'status' must be one of [completed, failed, cancelled], got 'done'"),

@@ -46,8 +46,9 @@ public interface TaskQueue extends AutoCloseable {
     int renewLeases(String workerId, Duration lease);
 
     /**
-     * Gives a claimed task back without counting the attempt (the worker was busy or lacked the tool):
-     * {@code CLAIMED → QUEUED}.
+     * Gives a task back without counting the attempt: a claimed one (the worker was busy or lacked the tool), or
+     * a running one its worker hands back as it shuts down: {@code CLAIMED | RUNNING → QUEUED}. Only the worker
+     * holding the lease may.
      */
     Task release(String taskId, String workerId);
 

@@ -257,6 +257,11 @@ abstract class WorkerMessages {
                     s.tools.remove(f.task.tool());
                     queue.release(r.taskId(), s.id);
                 }
+                case SHUTTING_DOWN -> {
+                    // Given back, accepted or not: it runs on another worker, or here after the restart.
+                    s.draining = true;
+                    queue.release(r.taskId(), s.id);
+                }
                 case BAD_PARAMS -> finished(queue.fail(r.taskId(), r.message().isBlank()
                         ? "invalid params for " + f.task.tool() : r.message(), false));
             }

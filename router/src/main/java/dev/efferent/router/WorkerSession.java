@@ -30,6 +30,8 @@ final class WorkerSession {
     boolean online = true;
     /** It said it was busy: no claims for it until a slot frees up. */
     boolean full;
+    /** It is shutting down: no more claims for it on this connection. */
+    boolean draining;
 
     /** The compiled input schema of each tool, to check params before a call is sent. */
     final Map<String, ParamsSchema> schemas;
@@ -59,7 +61,7 @@ final class WorkerSession {
     }
 
     int freeSlots() {
-        return full || !online ? 0 : Math.max(0, maxConcurrency - inflight.size());
+        return full || draining || !online ? 0 : Math.max(0, maxConcurrency - inflight.size());
     }
 
     double load() {

@@ -126,4 +126,28 @@ class LinkLivenessTest extends RouterFixture {
         assertEquals(java.util.List.of("laptop", "laptop-2"), router.workers().stream().map(WorkerInfo::name).sorted()
                 .toList());
     }
+
+    @Test
+    void aStoppingWorkerHandsItsRunningTaskBackAndItRunsElsewhereAsTheSameAttempt() throws InterruptedException {
+        startWithLinkTimeout(Duration.ofSeconds(3));
+        FakeWorker stopping = new FakeWorker("stopping");
+        stopping.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        TaskDispatch d = stopping.next(TaskDispatch.class);
+        stopping.accept(d);
+        stopping.connection.receive(new dev.efferent.protocol.TaskRejected(id,
+                dev.efferent.protocol.RejectReason.SHUTTING_DOWN, "worker shutting down"));
+
+        FakeWorker other = new FakeWorker("other");
+        other.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
+        TaskDispatch again = other.next(TaskDispatch.class);
+        assertEquals(id, again.taskId());
+        assertEquals(1, again.attempt(), "handing back does not use up an attempt");
+        other.accept(again);
+        other.complete(again, "done elsewhere");
+        assertEquals(TaskStatus.COMPLETED, await(id).status());
+        router.submit(TaskRequest.of("run_shell", params("{}")));
+        assertTrue(stopping.quietFor(300).stream().noneMatch(m -> m instanceof TaskDispatch),
+                "nothing more for a worker that is stopping");
+    }
 }

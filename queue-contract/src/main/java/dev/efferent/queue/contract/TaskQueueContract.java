@@ -252,7 +252,6 @@ public abstract class TaskQueueContract {
         claim("w1", 1, "t");
         queue.start(task.id(), "w1", LEASE);
         assertThrows(IllegalTransitionException.class, () -> queue.start(task.id(), "w1", LEASE));
-        assertThrows(IllegalTransitionException.class, () -> queue.release(task.id(), "w1"));
         queue.complete(task.id(), "{}");
 
         IllegalTransitionException twice = assertThrows(IllegalTransitionException.class,
@@ -361,6 +360,19 @@ public abstract class TaskQueueContract {
         assertTrue(expired.containsAll(List.of(claimedOnly.id(), otherWorkers.id())), expired.toString());
         assertFalse(expired.contains(running.id()));
         assertEquals(TaskStatus.RUNNING, queue.get(running.id()).orElseThrow().status());
+    }
+
+    @Test
+    void aRunningTaskHandedBackByItsWorkerIsQueuedAgainWithoutCountingTheAttempt() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        queue.start(task.id(), "w1", LEASE);
+        assertThrows(QueueException.class, () -> queue.release(task.id(), "w2"), "only the lease holder");
+        Task back = queue.release(task.id(), "w1");
+        assertEquals(TaskStatus.QUEUED, back.status());
+        assertEquals(0, back.attempt());
+        assertTrue(back.leaseOwner().isEmpty());
+        assertEquals(1, claim("w2", 1, "t").getFirst().attempt());
     }
 
     @Test

@@ -150,7 +150,7 @@ final class MemoryTaskQueue implements TaskQueue {
     public synchronized Task release(String taskId, String workerId) {
         Entry entry = find(taskId);
         Task t = entry.task;
-        if (t.status() != TaskStatus.CLAIMED) {
+        if (t.status() != TaskStatus.CLAIMED && t.status() != TaskStatus.RUNNING) {
             throw new IllegalTransitionException(taskId, t.status(), "release");
         }
         checkOwner(t, workerId, "release");

@@ -166,9 +166,9 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task release(String taskId, String workerId) {
         Instant now = clock.instant();
-        return change(taskId, "release", Set.of(TaskStatus.CLAIMED), Optional.of(workerId), tx -> tx.get(
+        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.of(workerId), tx -> tx.get(
                 "UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, lease_owner = NULL, "
-                        + "lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status = 'CLAIMED' "
+                        + "lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status IN ('CLAIMED', 'RUNNING') "
                         + "AND lease_owner = ? RETURNING *", at(now), taskId, workerId), "work");
     }
 
