@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -40,7 +41,10 @@ public final class ProtocolCodec {
             throw new IllegalArgumentException("maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         }
         this.maxFrameBytes = maxFrameBytes;
-        this.mapper = JsonMapper.builder()
+        this.mapper = JsonMapper.builder(com.fasterxml.jackson.core.JsonFactory.builder()
+                        .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+                                .maxNestingDepth(WireLimits.MAX_NESTING).build())
+                        .build())
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
                 .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
                 .build();
@@ -98,6 +102,7 @@ public final class ProtocolCodec {
                     "frame must be a JSON object, got " + FrameReader.describe(node));
         }
         ObjectNode frame = (ObjectNode) node;
+        checkFinite(frame, "");
         JsonNode typeNode = frame.get("type");
         if (typeNode == null || typeNode.isNull()) {
             throw new ProtocolException(ErrorCode.MISSING_TYPE, "frame has no 'type' field; expected one of " + TYPES);
@@ -140,6 +145,32 @@ public final class ProtocolCodec {
         } catch (IllegalArgumentException e) {
             // The reader checks what the records check; this is the safety net for anything it missed.
             throw new ProtocolException(ErrorCode.OUT_OF_RANGE, type + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * A number too large for a double (1e400) would be read as Infinity and sent on as the string "Infinity":
+     * anywhere in a frame, params and results included, it is refused.
+     */
+    private static void checkFinite(JsonNode root, String rootPath) {
+        // Iterative: the depth is bounded by the parser, but a walk should not spend the stack on it either.
+        java.util.ArrayDeque<Map.Entry<String, JsonNode>> work = new java.util.ArrayDeque<>();
+        work.push(Map.entry(rootPath, root));
+        while (!work.isEmpty()) {
+            Map.Entry<String, JsonNode> next = work.pop();
+            String path = next.getKey();
+            JsonNode node = next.getValue();
+            if (node.isObject()) {
+                node.properties().forEach(e -> work.push(Map.entry(path.isEmpty() ? e.getKey()
+                        : path + "." + e.getKey(), e.getValue())));
+            } else if (node.isArray()) {
+                for (int i = 0; i < node.size(); i++) {
+                    work.push(Map.entry(path + "[" + i + "]", node.get(i)));
+                }
+            } else if (node.isFloatingPointNumber() && !Double.isFinite(node.doubleValue())) {
+                throw new ProtocolException(ErrorCode.OUT_OF_RANGE, "field '" + path + "' is a number too large to "
+                        + "represent (" + node.asText() + "); numbers must be finite");
+            }
         }
     }
 

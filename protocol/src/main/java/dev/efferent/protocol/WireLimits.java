@@ -16,6 +16,8 @@ public final class WireLimits {
     public static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-z][a-z0-9_]{0,63}");
     /** Deepest nesting of a tool's input schema; real schemas are a few levels deep. */
     public static final int MAX_SCHEMA_DEPTH = 32;
+    /** Deepest nesting of any JSON value in a frame (params and results included). */
+    public static final int MAX_NESTING = 128;
     /** Most tools one worker may offer. */
     public static final int MAX_TOOLS = 1024;
     /** Default upper bound of one frame, in UTF-8 bytes: 1 MiB. */

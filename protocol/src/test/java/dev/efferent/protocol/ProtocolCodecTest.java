@@ -162,7 +162,7 @@ class ProtocolCodecTest {
                         "worker:register: field 'capabilities[0].inputSchema' must be at most 32 levels deep, got more "
                                 + "than 32 levels"),
                 Arguments.of("{\"type\":\"worker:heartbeat\",\"uptimeSeconds\":5,\"loadAverage\":1e400,\"activeTasks\":0}",
-                        ErrorCode.OUT_OF_RANGE, "worker:heartbeat: field 'loadAverage' must be a finite number, got Infinity"),
+                        ErrorCode.OUT_OF_RANGE, "field 'loadAverage' is a number too large to represent (Infinity); numbers must be finite"),
                 Arguments.of("{\"type\":\"task:result\",\"taskId\":\"t\",\"status\":\"completed\",\"durationMs\":1,"
                                 + "\"result\":{\"content\":5,\"isError\":false}}", ErrorCode.INVALID_FIELD,
                         "task:result: field 'result.content' must be an array, got an integer"),
