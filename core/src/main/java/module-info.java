@@ -13,6 +13,7 @@ module efferent.core {
     requires transitive com.fasterxml.jackson.databind;
     requires com.networknt.schema;
     requires java.logging;
+    requires java.management;
 
     exports dev.efferent.core.channel;
     exports dev.efferent.core.config;

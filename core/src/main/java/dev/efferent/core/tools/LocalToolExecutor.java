@@ -15,27 +15,31 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs tools of the {@link ToolCatalog} in this process: validates the params, runs the tool on its own
- * virtual thread with a deadline and cancellation, forwards progress, and turns every failure into a failed
- * outcome with a message. A tool's failure never escapes to the caller.
+ * Runs tools of the {@link ToolCatalog} in this process: validates the params, runs the tool on a platform
+ * thread of its own (never on the virtual threads that serve requests) with a deadline and cancellation, forwards
+ * progress, and turns every failure into a failed outcome with a message. A tool's failure never escapes to the
+ * caller, and a tool that never returns costs its own thread, never the process's others.
  */
 public final class LocalToolExecutor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LocalToolExecutor.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** How long {@link #close()} waits for interrupted tools to return. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 
     private final ToolCatalog catalog;
     private final AllowedRoots roots;
     private final Clock clock;
-    private final ExecutorService threads = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("efferent-tool-", 0).factory());
     private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("efferent-tool-deadlines").daemon().factory());
+            Thread.ofPlatform().name("efferent-tool-timer").daemon().factory());
+    /** A platform thread per call, off the virtual threads that serve requests: see {@link ToolThreads}. */
+    private final ToolThreads threads;
 
     /**
      * An executor.
@@ -48,9 +52,18 @@ public final class LocalToolExecutor implements AutoCloseable {
     }
 
     LocalToolExecutor(ToolCatalog catalog, AllowedRoots roots, Clock clock) {
+        this(catalog, roots, clock, Duration.ofSeconds(5), Duration.ofMinutes(1));
+    }
+
+    /**
+     * An executor whose stuck calls are reported after {@code firstWarning}, then every {@code warningEvery}.
+     */
+    LocalToolExecutor(ToolCatalog catalog, AllowedRoots roots, Clock clock, Duration firstWarning,
+                      Duration warningEvery) {
         this.catalog = catalog;
         this.roots = roots;
         this.clock = clock;
+        this.threads = new ToolThreads(deadlines, clock, firstWarning, warningEvery);
     }
 
     /** The tools this executor runs. */
@@ -82,49 +95,91 @@ public final class LocalToolExecutor implements AutoCloseable {
         return Optional.empty();
     }
 
-    /** Starts {@code call}. Unknown tools and invalid params end at once as failed outcomes. */
+    /**
+     * Starts {@code call} on a platform thread of its own. Unknown tools and invalid params end at once as failed
+     * outcomes. A call that times out or is cancelled ends at once too, but its thread runs until the tool
+     * returns: {@link ToolExecution#released()} tells when, and a tool that does not return soon is reported.
+     * Callers bound how many calls run at once ({@link TaskRunner} does), counting a call until it is released.
+     */
     public ToolExecution execute(ToolCall call, ProgressListener progress) {
         Instant start = clock.instant();
         RunningCall running = new RunningCall(call.taskId(), call.session(), start, call.timeout(), roots, progress, clock);
         Optional<Refusal> refusal = check(call.tool(), call.params());
         if (refusal.isPresent()) {
+            running.release();
             running.finish(ToolOutcome.failed(refusal.get().message(), Duration.ZERO));
             return running;
         }
         CatalogEntry entry = catalog.find(call.tool()).orElseThrow();
         ToolParams params = new ToolParams(toMap(call.params()));
         var timer = deadlines.schedule(() -> running.timeOut(), call.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        running.outcome().whenComplete((o, e) -> timer.cancel(false));
-        threads.execute(() -> {
-            running.bind(Thread.currentThread());
-            ToolOutcome outcome;
-            try {
-                ToolResult result = entry.tool().call(params, running);
-                outcome = ToolOutcome.completed(result, running.elapsed());
-            } catch (ToolException e) {
-                outcome = ToolOutcome.failed(e.getMessage(), running.elapsed());
-            } catch (Throwable e) {
-                // Any escape here would kill nothing but this call; report it as the call's failure.
-                if (!running.isCancelled()) {
-                    LOG.log(Level.WARNING, "Tool '" + call.tool() + "' threw while running task " + call.taskId(), e);
-                }
-                outcome = ToolOutcome.failed(call.tool() + " failed: " + describe(e), running.elapsed());
-            } finally {
-                running.unbind();
-            }
-            if (!running.finish(outcome)) {
-                LOG.log(Level.DEBUG, "Task {0}: tool {1} returned after the call had ended ({2})",
-                        call.taskId(), call.tool(), outcome.status());
-            }
+        running.outcome().whenComplete((o, e) -> {
+            timer.cancel(false);
+            threads.watch(running, call.tool(), o.error().orElse("completed"));
         });
+        try {
+            threads.start(running, call.tool(), () -> run(entry, params, running, call));
+        } catch (IllegalStateException e) {
+            LOG.log(Level.ERROR, "Task " + call.taskId() + " could not start", e);
+            running.finish(ToolOutcome.failed(e.getMessage(), running.elapsed()));
+        }
         return running;
     }
 
-    /** Stops running calls and closes the catalogue's toolkits. */
+    /** The body of a call's thread: the tool, its outcome, and the release of the thread before the outcome. */
+    private void run(CatalogEntry entry, ToolParams params, RunningCall running, ToolCall call) {
+        running.bind(Thread.currentThread());
+        ToolOutcome outcome;
+        try {
+            ToolResult result = entry.tool().call(params, running);
+            outcome = ToolOutcome.completed(result, running.elapsed());
+        } catch (ToolException e) {
+            outcome = ToolOutcome.failed(e.getMessage(), running.elapsed());
+        } catch (Throwable e) {
+            // Any escape here would kill nothing but this call; report it as the call's failure.
+            if (!running.isCancelled()) {
+                LOG.log(Level.WARNING, "Tool '" + call.tool() + "' threw while running task " + call.taskId(), e);
+            }
+            outcome = ToolOutcome.failed(call.tool() + " failed: " + describe(e), running.elapsed());
+        } finally {
+            running.unbind();
+        }
+        // Released before the outcome is told: a caller that starts the next call on hearing it finds the slot free.
+        running.release();
+        if (!running.finish(outcome)) {
+            LOG.log(Level.DEBUG, "Task {0}: tool {1} returned after the call had ended ({2})",
+                    call.taskId(), call.tool(), outcome.status());
+        }
+    }
+
+    /** Completes when {@code event} does or after {@code grace}, whichever comes first. */
+    CompletableFuture<Void> within(CompletableFuture<?> event, Duration grace) {
+        CompletableFuture<Void> either = new CompletableFuture<>();
+        event.whenComplete((v, e) -> either.complete(null));
+        if (!either.isDone()) {
+            try {
+                var timer = deadlines.schedule(() -> either.complete(null), grace.toMillis(), TimeUnit.MILLISECONDS);
+                either.whenComplete((v, e) -> timer.cancel(false));
+            } catch (RejectedExecutionException e) {
+                either.complete(null);
+            }
+        }
+        return either;
+    }
+
+    /** Threads running tool code now, stuck ones included. */
+    List<Thread> liveThreads() {
+        return threads.live();
+    }
+
+    /**
+     * Interrupts running calls, waits a moment for them to return, and closes the catalogue's toolkits. Never
+     * waits long: tools still running then are named in a warning and left to end with the process.
+     */
     @Override
     public void close() {
         deadlines.shutdownNow();
-        threads.shutdownNow();
+        threads.close(CLOSE_WAIT);
         catalog.close();
     }
 

@@ -23,6 +23,7 @@ final class RunningCall implements ToolContext, ToolExecution {
     private final ProgressListener progress;
     private final Clock clock;
     private final CompletableFuture<ToolOutcome> outcome = new CompletableFuture<>();
+    private final CompletableFuture<Void> released = new CompletableFuture<>();
     private final List<Runnable> hooks = new ArrayList<>();
     private boolean cancelled;
     private Thread thread;
@@ -92,6 +93,11 @@ final class RunningCall implements ToolContext, ToolExecution {
     }
 
     @Override
+    public CompletableFuture<Void> released() {
+        return released;
+    }
+
+    @Override
     public void cancel(String reason) {
         end(ToolOutcome.cancelled(reason, elapsed()));
     }
@@ -110,6 +116,11 @@ final class RunningCall implements ToolContext, ToolExecution {
     /** Completes the outcome unless it is already complete; true if this call did. */
     boolean finish(ToolOutcome result) {
         return outcome.complete(result);
+    }
+
+    /** The tool's code has returned (or never started): its thread and its slot are free. */
+    void release() {
+        released.complete(null);
     }
 
     Duration elapsed() {

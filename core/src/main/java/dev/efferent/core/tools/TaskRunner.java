@@ -9,29 +9,53 @@ import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResult;
+import dev.efferent.protocol.WorkerHeartbeat;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The worker side of the protocol's task messages, over a {@link LocalToolExecutor}: a {@code task:dispatch}
  * is rejected (busy, unknown tool, bad params) or accepted and run, its progress and result are sent back, and
  * a {@code task:cancel} stops it. Used by the worker process and by the brain's in-process worker alike.
+ *
+ * <p>Each task takes one of {@code maxConcurrency} slots until its tool has returned, not merely until its result
+ * is sent: a tool deaf to its timeout keeps its thread (see {@link ToolExecution#released()}), so its slot stays
+ * taken, and stuck tools can cost a machine its slots but never an unbounded number of threads.
  */
 public final class TaskRunner {
+    /**
+     * How long a result waits for a cancelled or timed-out tool to return. Most return within moments of their
+     * interrupt; reporting once they have means the brain, which sends the next task on hearing the result, finds
+     * the slot free. A tool still running then is reported anyway and keeps its slot.
+     */
+    static final Duration RESULT_GRACE = Duration.ofSeconds(1);
+
     private final LocalToolExecutor executor;
     private final int maxConcurrency;
     private final Listener listener;
+    /** Tasks whose result has not been sent. */
     private final Map<String, ToolExecution> running = new ConcurrentHashMap<>();
+    /**
+     * Calls whose tool has not returned, with the tool's name: the slots taken. A call that ended (timed out,
+     * cancelled) while its tool runs on keeps its slot, so stuck tools cannot pile up threads.
+     */
+    private final Map<ToolExecution, String> slots = new ConcurrentHashMap<>();
+    /** A dispatch was refused as busy since slots were last reported free. */
+    private final AtomicBoolean refusedBusy = new AtomicBoolean();
 
     /**
      * A runner.
      *
      * @param executor       runs the tools
-     * @param maxConcurrency tasks it runs at once; more are rejected as busy
+     * @param maxConcurrency tasks it runs at once; more are rejected as busy. A task that ended (timed out, was
+     *                       cancelled) while its tool runs on counts until the tool returns
      * @param listener       receives every reply, and hears when a task starts
      */
     public TaskRunner(LocalToolExecutor executor, int maxConcurrency, Listener listener) {
@@ -51,9 +75,9 @@ public final class TaskRunner {
         }
     }
 
-    /** Tasks running now. */
+    /** Slots taken: tasks running, and tasks that ended while their tool runs on. */
     public int active() {
-        return running.size();
+        return slots.size();
     }
 
     /** Whether {@code taskId} is running here. */
@@ -72,9 +96,9 @@ public final class TaskRunner {
             listener.reply(new TaskAccepted(d.taskId()));
             return;
         }
-        if (running.size() >= maxConcurrency) {
-            listener.reply(new TaskRejected(d.taskId(), RejectReason.BUSY,
-                    "all " + maxConcurrency + " slots are taken"));
+        if (running.size() >= maxConcurrency || slots.size() >= maxConcurrency) {
+            refusedBusy.set(true);
+            listener.reply(new TaskRejected(d.taskId(), RejectReason.BUSY, busy()));
             return;
         }
         Optional<LocalToolExecutor.Refusal> refusal = executor.check(d.tool(), d.params());
@@ -89,11 +113,37 @@ public final class TaskRunner {
         Duration timeout = Duration.ofMillis(Math.max(1, d.timeoutMs()));
         ToolExecution execution = executor.execute(new ToolCall(d.taskId(), d.tool(), d.params(), timeout, d.session()),
                 (task, percent, text) -> listener.reply(new TaskProgress(task, percent, text)));
+        slots.put(execution, d.tool());
         running.put(d.taskId(), execution);
-        execution.outcome().whenComplete((outcome, error) -> {
-            running.remove(d.taskId());
-            listener.reply(toResult(d.taskId(), outcome));
+        CompletableFuture<Void> slotFree = execution.released().whenComplete((v, e) -> {
+            slots.remove(execution);
+            slotFreed();
         });
+        execution.outcome().whenComplete((outcome, error) -> executor.within(slotFree, RESULT_GRACE)
+                .whenComplete((v, e) -> {
+                    running.remove(d.taskId(), execution);
+                    slotFreed();
+                    listener.reply(toResult(d.taskId(), outcome));
+                }));
+    }
+
+    /** Why a dispatch is refused as busy, naming the tools of calls that ended but hold their slots. */
+    private String busy() {
+        List<String> stuck = running.size() >= maxConcurrency ? List.of() : slots.entrySet().stream()
+                .filter(e -> e.getKey().outcome().isDone()).map(Map.Entry::getValue).sorted().toList();
+        return "all " + maxConcurrency + " slots are taken" + (stuck.isEmpty() ? "" : ", " + stuck.size()
+                + " of them by calls that ended but whose tools have not returned " + stuck);
+    }
+
+    /**
+     * After a refusal as busy, tells the brain when a slot is free again. The brain marks a worker that refused as
+     * full until a {@code worker:heartbeat} shows room, and the brain's in-process worker sends no other heartbeat.
+     */
+    private synchronized void slotFreed() {
+        if (slots.size() < maxConcurrency && running.size() < maxConcurrency && refusedBusy.compareAndSet(true, false)) {
+            listener.reply(new WorkerHeartbeat(ManagementFactory.getRuntimeMXBean().getUptime() / 1000,
+                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), active()));
+        }
     }
 
     /** The {@code task:result} that reports {@code outcome}. */
