@@ -97,7 +97,13 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public void onPing(WsSession session, BufferData buffer) {
-        session.pong(buffer);
+        SessionLink l = link;
+        if (l == null) {
+            session.pong(buffer);
+        } else {
+            // Under the link's lock: the connection has one send buffer, and the router may be sending right now.
+            l.pong(buffer);
+        }
     }
 
     @Override
@@ -182,6 +188,14 @@ final class WorkerEndpoint implements WsListener {
                 }
             });
             return answer;
+        }
+
+        synchronized void pong(BufferData buffer) {
+            try {
+                session.pong(buffer);
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "Could not answer a ping of worker at {0}: {1}", peer, e.getMessage());
+            }
         }
 
         void answered() {

@@ -1,5 +1,6 @@
 package dev.efferent.worker;
 
+import dev.efferent.core.tools.DurationText;
 import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
@@ -10,16 +11,27 @@ import dev.efferent.protocol.TaskResultAck;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
 import io.helidon.common.buffers.BufferData;
+import io.helidon.common.socket.HelidonSocket;
+import io.helidon.common.socket.SocketOptions;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
+import io.helidon.webclient.websocket.WsClient;
+import io.helidon.webclient.websocket.WsClientException;
 import io.helidon.websocket.WsListener;
 import io.helidon.websocket.WsSession;
 
 import java.lang.System.Logger.Level;
 import java.net.URI;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One WebSocket connection to a brain: registers, then feeds the brain's messages to the {@link Worker} and
- * sends the worker's. Completes {@link #closed()} when the connection ends, however it ends.
+ * sends the worker's. Completes {@link #closed()} when the connection ends, however it ends: a close frame, an
+ * error, a socket that ends without either (the client library reports neither an end of stream nor a read
+ * error, but its reader, a thread per connection, ends: {@link #watch} looks), a failed write, or silence.
+ * Every write goes through this object's lock: the client's connection shares one send buffer between writers.
  */
 final class BrainSession implements WsListener {
     private static final System.Logger LOG = System.getLogger(BrainSession.class.getName());
@@ -29,10 +41,12 @@ final class BrainSession implements WsListener {
     private final ProtocolCodec codec;
     private final WorkerRegister register;
     private final CompletableFuture<String> closed = new CompletableFuture<>();
+    private final CompletableFuture<WorkerAck> acked = new CompletableFuture<>();
     private final StringBuilder partial = new StringBuilder();
     private volatile WsSession session;
-    private volatile boolean registered;
+    private volatile Thread reader;
     private volatile long lastHeardNanos = System.nanoTime();
+    private volatile long lastPingNanos = System.nanoTime();
 
     BrainSession(URI brain, Worker worker, ProtocolCodec codec, WorkerRegister register) {
         this.brain = brain;
@@ -41,13 +55,68 @@ final class BrainSession implements WsListener {
         this.register = register;
     }
 
+    /**
+     * Opens the WebSocket on a thread of its own, so that the caller's wait for the ack bounds the upgrade too.
+     * A failure completes {@link #closed()} with a phrase naming the brain.
+     */
+    void open(String secret, Duration connectTimeout, Duration readTimeout) {
+        WsClient client = WsClient.builder()
+                .baseUri(brain.toString())
+                .addHeader(HeaderValues.create(HeaderNames.AUTHORIZATION, "Bearer " + secret))
+                .socketOptions(SocketOptions.builder()
+                        .connectTimeout(connectTimeout)
+                        .tcpNoDelay(true)
+                        .readTimeout(readTimeout)
+                        .build())
+                .build();
+        Thread.ofVirtual().name("efferent-connect").start(() -> {
+            try {
+                client.connect(endpoint(brain), this);
+            } catch (WsClientException e) {
+                String message = e.getMessage() == null ? e.toString() : e.getMessage();
+                if (message.contains("401")) {
+                    LOG.log(Level.ERROR, "The brain at {0} refused the worker secret (401 Unauthorized); set "
+                            + "EFFERENT_WORKER_SECRET or --secret-file to the brain''s worker.secret", brain);
+                    closed.complete(brain + " refused the worker secret");
+                } else {
+                    closed.complete("the WebSocket upgrade at " + brain + " failed: " + message);
+                }
+            } catch (RuntimeException e) {
+                closed.complete("cannot connect to " + brain + ": " + rootMessage(e));
+            }
+        });
+    }
+
+    private static String endpoint(URI brain) {
+        String path = brain.getPath() == null ? "" : brain.getPath();
+        return path.endsWith("/ws/worker") ? path : path.replaceAll("/+$", "") + "/ws/worker";
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t.getMessage() == null ? t.toString() : t.getMessage();
+    }
+
     /** Completes with the reason once the connection has ended. */
     CompletableFuture<String> closed() {
         return closed;
     }
 
+    /** Completes when the brain has answered {@code worker:register}. */
+    CompletableFuture<WorkerAck> acked() {
+        return acked;
+    }
+
     boolean registered() {
-        return registered;
+        return acked.isDone();
+    }
+
+    /** Whether the WebSocket was opened (the upgrade succeeded). */
+    boolean opened() {
+        return session != null;
     }
 
     /** Sends a message if the connection is open; false if it is not (the journal keeps results). */
@@ -60,44 +129,108 @@ final class BrainSession implements WsListener {
             s.send(codec.encode(message), true);
             return true;
         } catch (RuntimeException e) {
-            // The client does not always report a dead socket; a failed write is how we learn of it.
-            closed.complete("connection lost: " + e.getMessage());
+            lost("connection lost: " + e.getMessage());
             return false;
         }
     }
 
-    synchronized void ping() {
+    /**
+     * Called often (every 100 ms or so): ends the session if the client's reader thread has ended, pings the
+     * brain when it has been quiet for {@code pingAfter}, and declares the link dead when nothing at all (a
+     * frame, a ping, a pong) came for {@code deadAfter}. Never
+     * writes on the caller's thread: a write to a half-open link can block, and this check must still run.
+     */
+    void watch(Duration pingAfter, Duration deadAfter) {
+        if (session == null || closed.isDone()) {
+            return;
+        }
+        Thread r = reader;
+        if (r != null && !r.isAlive()) {
+            lost("connection lost: the socket ended without a WebSocket close");
+            return;
+        }
+        long now = System.nanoTime();
+        long silent = now - lastHeardNanos;
+        if (silent >= deadAfter.toNanos()) {
+            lost("no frame, ping or pong from " + brain + " for " + DurationText.of(Duration.ofMillis(
+                    TimeUnit.NANOSECONDS.toMillis(silent))) + " (worker.brain-timeout is "
+                    + DurationText.of(deadAfter) + ")");
+        } else if (silent >= pingAfter.toNanos() && now - lastPingNanos >= pingAfter.toNanos()) {
+            lastPingNanos = now;
+            Thread.ofVirtual().name("efferent-brain-ping").start(this::ping);
+        }
+    }
+
+    private synchronized void ping() {
         WsSession s = session;
         if (s != null && !closed.isDone()) {
             try {
                 s.ping(BufferData.empty());
             } catch (RuntimeException e) {
-                closed.complete("connection lost: " + e.getMessage());
+                lost("connection lost: " + e.getMessage());
             }
         }
     }
 
-    synchronized void close(int code, String reason) {
+    /**
+     * Ends the connection politely (a close frame, then the socket), for shutdown or when it is given up.
+     *
+     * @return completes once the socket is closed
+     */
+    CompletableFuture<Void> close(int code, String reason) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
         WsSession s = session;
-        if (s != null && !closed.isDone()) {
-            try {
-                s.close(code, reason);
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "Closing the brain connection failed: {0}", e.getMessage());
-            }
+        if (!closed.complete(reason) || s == null) {
+            done.complete(null);
+            return done;
         }
-        closed.complete(reason);
+        Thread.ofVirtual().name("efferent-brain-close").start(() -> {
+            synchronized (this) {
+                try {
+                    s.close(code, reason);
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, "Closing the connection to {0} failed: {1}", brain, e.getMessage());
+                }
+            }
+            abort(s);
+            done.complete(null);
+        });
+        return done;
     }
 
-    /** How long since the brain last sent anything (a frame or a pong). */
-    java.time.Duration silence() {
-        return java.time.Duration.ofNanos(System.nanoTime() - lastHeardNanos);
+    /** The link is dead: the worker moves on at once, and the socket is closed without a word to the brain. */
+    private void lost(String reason) {
+        if (closed.complete(reason)) {
+            WsSession s = session;
+            if (s != null) {
+                Thread.ofVirtual().name("efferent-brain-abort").start(() -> abort(s));
+            }
+        }
+    }
+
+    private void abort(WsSession s) {
+        try {
+            // Closing the socket wakes the reader, and a writer blocked on a full send buffer, at once.
+            if (s.socketContext() instanceof HelidonSocket socket) {
+                socket.close();
+            } else {
+                s.terminate();
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "Closing the socket to {0} failed: {1}", brain, e.getMessage());
+        }
     }
 
     @Override
     public void onOpen(WsSession session) {
         lastHeardNanos = System.nanoTime();
+        this.reader = Thread.currentThread();
         this.session = session;
+        if (closed.isDone()) {
+            // Given up while the upgrade was still on its way (register timeout, shutdown).
+            abort(session);
+            return;
+        }
         send(register);
     }
 
@@ -120,8 +253,9 @@ final class BrainSession implements WsListener {
         }
         switch (message) {
             case WorkerAck ack -> {
-                registered = true;
-                worker.registered(this, brain, ack);
+                if (acked.complete(ack)) {
+                    worker.registered(this, brain, ack);
+                }
             }
             case TaskDispatch d -> worker.dispatch(d);
             case TaskCancel c -> worker.cancel(c);
@@ -134,7 +268,13 @@ final class BrainSession implements WsListener {
     @Override
     public void onPing(WsSession session, BufferData buffer) {
         lastHeardNanos = System.nanoTime();
-        session.pong(buffer);
+        synchronized (this) {
+            try {
+                session.pong(buffer);
+            } catch (RuntimeException e) {
+                lost("connection lost: " + e.getMessage());
+            }
+        }
     }
 
     @Override
@@ -144,11 +284,13 @@ final class BrainSession implements WsListener {
 
     @Override
     public void onClose(WsSession session, int status, String reason) {
-        closed.complete("closed by the brain (" + status + (reason == null || reason.isBlank() ? "" : " " + reason) + ")");
+        // The client finishes the closing handshake and ends the reader itself.
+        closed.complete("closed by the brain (" + status
+                + (reason == null || reason.isBlank() ? "" : " " + reason) + ")");
     }
 
     @Override
     public void onError(WsSession session, Throwable t) {
-        closed.complete("connection error: " + t.getMessage());
+        lost("connection error: " + t.getMessage());
     }
 }

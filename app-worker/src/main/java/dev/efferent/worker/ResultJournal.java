@@ -9,12 +9,9 @@ import dev.efferent.protocol.TaskResult;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -123,9 +120,7 @@ final class ResultJournal {
 
     private static void write(Path file, String content) {
         try {
-            Path temp = file.resolveSibling(file.getFileName() + ".tmp");
-            Files.writeString(temp, content, StandardCharsets.UTF_8);
-            move(temp, file);
+            StateFiles.write(file, content);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the result journal file " + file + ": " + e.getMessage(), e);
         }
@@ -133,11 +128,7 @@ final class ResultJournal {
 
     private static void move(Path from, Path to) {
         try {
-            try {
-                Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
-            }
+            StateFiles.move(from, to);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot move " + from + " to " + to + ": " + e.getMessage(), e);
         }

@@ -1,5 +1,6 @@
 package dev.efferent.worker;
 
+import dev.efferent.core.tools.DurationText;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.TaskRunner;
 import dev.efferent.core.tools.ToolDescriptors;
@@ -11,11 +12,6 @@ import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.protocol.WorkerRegister;
-import io.helidon.common.socket.SocketOptions;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderValues;
-import io.helidon.webclient.websocket.WsClient;
-import io.helidon.webclient.websocket.WsClientException;
 
 import java.lang.System.Logger.Level;
 import java.lang.management.ManagementFactory;
@@ -23,17 +19,22 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The worker: keeps a connection to a brain (reconnecting with backoff and jitter, failing over between
  * brains), registers its tools, heartbeats, runs dispatched tasks concurrently, and keeps every result in the
- * journal until the brain acknowledges it.
+ * journal until the brain acknowledges it. A connection that is not registered within
+ * {@code worker.register-timeout}, or whose brain falls silent for {@code worker.brain-timeout} (it is pinged
+ * when quiet), is given up and a new one opened. The commands its tools start are recorded, so that the next
+ * worker process kills those a killed one left behind ({@link ChildProcesses}).
  */
 final class Worker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
@@ -47,6 +48,10 @@ final class Worker implements AutoCloseable {
     private final long startedNanos = System.nanoTime();
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("efferent-heartbeat").daemon().factory());
+    /** Apart from the heartbeats: a heartbeat's write can block on a dead link, and this must notice it. */
+    private final ScheduledExecutorService linkWatch = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("efferent-link-watch").daemon().factory());
+    private final ChildProcesses children;
     private volatile BrainSession current;
     private volatile ScheduledFuture<?> heartbeat;
     private volatile boolean stopping;
@@ -68,18 +73,40 @@ final class Worker implements AutoCloseable {
             @Override
             public void starting(TaskDispatch dispatch) {
                 journal.markRunning(dispatch.taskId());
+                children.taskStarting();
             }
         });
+        this.children = new ChildProcesses(settings.stateDir(), () -> runner.active() > 0);
         String platform = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).replace(' ', '-') + "-"
                 + System.getProperty("os.arch", "");
         this.register = new WorkerRegister(Message.PROTOCOL_VERSION, workerId, settings.name(),
                 WorkerSettings.hostname(), platform,
                 executor.catalog().entries().stream().map(ToolDescriptors::of).toList(), settings.maxConcurrency());
+        children.killLeftovers();
         int recovered = journal.recoverAfterRestart();
         if (recovered > 0) {
             LOG.log(Level.WARNING, "{0} tasks were running when the worker last stopped; they will be reported as "
                     + "failed", recovered);
         }
+        children.start();
+        // Ping a quiet link after a third of the brain timeout, at most every second; look ten times as often.
+        Duration pingAfter = min(Duration.ofSeconds(1), settings.brainTimeout().dividedBy(3));
+        long tick = Math.max(10, Math.min(100, pingAfter.toMillis() / 4));
+        linkWatch.scheduleWithFixedDelay(() -> {
+            BrainSession session = current;
+            try {
+                if (session != null) {
+                    session.watch(pingAfter, settings.brainTimeout());
+                }
+            } catch (RuntimeException e) {
+                // An escape would stop the watch for good, and a dead link would hang the worker again.
+                LOG.log(Level.WARNING, "The link watch failed once; it keeps watching", e);
+            }
+        }, tick, tick, TimeUnit.MILLISECONDS);
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
     }
 
     /**
@@ -106,8 +133,16 @@ final class Worker implements AutoCloseable {
             }
             next++;
             Duration delay = backoff(failures);
-            LOG.log(Level.INFO, "Disconnected from {0}: {1}. Reconnecting to {2} in {3} ms (attempt {4})", brain,
-                    outcome, brains.get(next % brains.size()), String.valueOf(delay.toMillis()), failures);
+            URI then = brains.get(next % brains.size());
+            String where = then.equals(brain) ? "" : " to " + then;
+            if (session.registered()) {
+                LOG.log(Level.INFO, "Disconnected from {0}: {1}; reconnecting{2} in {3}", brain, outcome, where,
+                        DurationText.of(delay));
+            } else {
+                LOG.log(Level.WARNING, "{0}; retrying{1} in {2} (attempt {3})",
+                        outcome.substring(0, 1).toUpperCase(Locale.ROOT) + outcome.substring(1), where,
+                        DurationText.of(delay), failures);
+            }
             try {
                 Thread.sleep(delay);
             } catch (InterruptedException e) {
@@ -118,46 +153,39 @@ final class Worker implements AutoCloseable {
         return true;
     }
 
+    /**
+     * One connection: open, register, serve until the link ends. Opening and registering together get
+     * {@code worker.register-timeout}; after that the link watch ends a dead link.
+     *
+     * @return why the connection ended, as a phrase naming the brain where it never registered
+     */
     private String connect(URI brain, BrainSession session) {
         current = session;
         LOG.log(Level.INFO, "Connecting to brain {0} as {1} ({2})", brain, settings.name(), workerId);
+        Duration limit = settings.registerTimeout();
+        // The read timeout bounds the upgrade, and ends the reader of a link the watch gave up.
+        session.open(settings.secret(), limit,
+                settings.brainTimeout().compareTo(limit) > 0 ? settings.brainTimeout() : limit);
         try {
-            WsClient client = WsClient.builder()
-                    .baseUri(brain.toString())
-                    .addHeader(HeaderValues.create(HeaderNames.AUTHORIZATION, "Bearer " + settings.secret()))
-                    .socketOptions(SocketOptions.builder()
-                            .connectTimeout(Duration.ofSeconds(10))
-                            .tcpNoDelay(true)
-                            .readTimeout(settings.brainTimeout())
-                            .build())
-                    .build();
-            client.connect(endpoint(brain), session);
-        } catch (WsClientException e) {
-            String message = e.getMessage() == null ? e.toString() : e.getMessage();
-            if (message.contains("401")) {
-                LOG.log(Level.ERROR, "The brain at {0} refused the worker secret (401 Unauthorized); set "
-                        + "EFFERENT_WORKER_SECRET or --secret-file to the brain''s worker.secret", brain);
-                return "secret refused";
+            boolean timedOut = false;
+            try {
+                CompletableFuture.anyOf(session.acked(), session.closed()).get(limit.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                timedOut = true;
+                session.close(1001, "no worker:ack from " + brain + " within " + DurationText.of(limit));
             }
-            return "upgrade failed: " + message;
-        } catch (RuntimeException e) {
-            return "cannot connect: " + rootMessage(e);
-        }
-        try {
-            return session.closed().get();
+            String outcome = session.closed().get();
+            return session.registered() || timedOut || !session.opened() ? outcome
+                    : "lost the connection to " + brain + " before worker:ack: " + outcome;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return "interrupted";
         } catch (ExecutionException e) {
-            return rootMessage(e);
+            // Never happens: closed() is only ever completed with a reason.
+            return String.valueOf(e.getCause());
         } finally {
             stopHeartbeats();
         }
-    }
-
-    private static String endpoint(URI brain) {
-        String path = brain.getPath() == null ? "" : brain.getPath();
-        return path.endsWith("/ws/worker") ? path : path.replaceAll("/+$", "") + "/ws/worker";
     }
 
     private Duration backoff(int failures) {
@@ -176,12 +204,6 @@ final class Worker implements AutoCloseable {
             double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
             long uptime = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos);
             session.send(new WorkerHeartbeat(uptime, load, runner.active()));
-            session.ping();
-            // The brain answers every ping; three intervals of silence mean the link is dead even if the
-            // socket has not said so (a killed brain, a dropped network).
-            if (session.silence().toMillis() > Math.max(3 * interval, 1000)) {
-                session.close(1001, "no answer from the brain for " + session.silence().toMillis() + " ms");
-            }
             // A result the brain did not acknowledge (its database was down, say) is offered again.
             journal.pending(Duration.ofMillis(5 * interval)).forEach(session::send);
         }, interval, interval, TimeUnit.MILLISECONDS);
@@ -231,19 +253,20 @@ final class Worker implements AutoCloseable {
     @Override
     public void close() {
         stopping = true;
+        linkWatch.shutdownNow();
+        children.close();
         runner.cancelAll("worker shutting down");
         BrainSession session = current;
         if (session != null) {
-            session.close(1000, "worker shutting down");
+            try {
+                // The close frame tells the brain at once; the JVM may exit right after this returns.
+                session.close(1000, "worker shutting down").get(1, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.log(Level.DEBUG, "The brain connection did not close within 1 s: {0}", e.toString());
+            }
         }
         heartbeats.shutdownNow();
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t.getMessage() == null ? t.toString() : t.getMessage();
     }
 }

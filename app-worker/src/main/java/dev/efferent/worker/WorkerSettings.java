@@ -26,8 +26,11 @@ import java.util.Set;
  * @param maxReconnectAttempts {@code worker.reconnect.max-attempts}: 0 (the default) means never give up
  * @param reconnectInitial     {@code worker.reconnect.initial}: first reconnect delay (default 1s)
  * @param reconnectMax         {@code worker.reconnect.max}: longest reconnect delay (default 30s)
- * @param brainTimeout         {@code worker.brain-timeout}: silence from the brain after which the link is
- *                             considered dead (default 60s)
+ * @param brainTimeout         {@code worker.brain-timeout}: silence from the brain (no frame, ping or pong) after
+ *                             which the link is considered dead (default 3s); the worker pings a link that has
+ *                             been quiet for a third of it, at most 1s, and the brain answers every ping
+ * @param registerTimeout      {@code worker.register-timeout}: how long a connection attempt may take, from
+ *                             opening the socket to {@code worker:ack}, before it is given up (default 10s)
  */
 record WorkerSettings(List<URI> brainUrls,
                       String secret,
@@ -37,7 +40,8 @@ record WorkerSettings(List<URI> brainUrls,
                       int maxReconnectAttempts,
                       Duration reconnectInitial,
                       Duration reconnectMax,
-                      Duration brainTimeout) {
+                      Duration brainTimeout,
+                      Duration registerTimeout) {
     private static final Set<String> SCHEMES = Set.of("ws", "wss", "http", "https");
 
     static WorkerSettings from(Config config) {
@@ -65,10 +69,19 @@ record WorkerSettings(List<URI> brainUrls,
                     attempts,
                     s.getDuration("reconnect.initial", Duration.ofSeconds(1)),
                     s.getDuration("reconnect.max", Duration.ofSeconds(30)),
-                    s.getDuration("brain-timeout", Duration.ofSeconds(60)));
+                    positive(s, "brain-timeout", Duration.ofSeconds(3)),
+                    positive(s, "register-timeout", Duration.ofSeconds(10)));
         } catch (ToolException e) {
             throw new ConfigException("worker." + e.getMessage().replaceFirst("^setting '", "").replaceFirst("'", ""), e);
         }
+    }
+
+    private static Duration positive(ConfigSettings s, String key, Duration defaultValue) {
+        Duration d = s.getDuration(key, defaultValue);
+        if (d.isNegative() || d.isZero()) {
+            throw new ConfigException("worker." + key + " must be longer than 0, got '" + s.get(key).orElse("") + "'");
+        }
+        return d;
     }
 
     private static URI uri(String value) {
@@ -83,7 +96,6 @@ record WorkerSettings(List<URI> brainUrls,
         }
         return uri;
     }
-
 
     static String hostname() {
         try {

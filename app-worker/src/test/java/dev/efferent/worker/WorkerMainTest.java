@@ -1,6 +1,7 @@
 package dev.efferent.worker;
 
 import dev.efferent.core.config.ConfigException;
+import dev.efferent.core.config.ConfigLoader;
 import io.helidon.config.Config;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,7 +11,10 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -70,5 +74,21 @@ class WorkerMainTest {
         assertEquals("worker.max-concurrency must be from 1 to 1024, got 0", assertThrows(ConfigException.class,
                 () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ws://x", "--secret-file", secretFile(),
                         "--max-concurrency", "0"}))).getMessage());
+    }
+
+    @Test
+    void linkTimeoutsDefaultToSecondsAndUseTheProjectsDurations() {
+        WorkerSettings defaults = WorkerSettings.from(ConfigLoader.load(Optional.empty(),
+                Map.of("worker.brain-urls", "ws://b", "worker.secret", "s"), Map.of(), Map.of()));
+        assertEquals(Duration.ofSeconds(3), defaults.brainTimeout());
+        assertEquals(Duration.ofSeconds(10), defaults.registerTimeout());
+        WorkerSettings set = WorkerSettings.from(ConfigLoader.load(Optional.empty(), Map.of(), Map.of(
+                "EFFERENT_WORKER_BRAIN__URLS", "ws://b", "EFFERENT_WORKER_SECRET", "s",
+                "EFFERENT_WORKER_BRAIN__TIMEOUT", "1500ms", "EFFERENT_WORKER_REGISTER__TIMEOUT", "PT20S"), Map.of()));
+        assertEquals(Duration.ofMillis(1500), set.brainTimeout());
+        assertEquals(Duration.ofSeconds(20), set.registerTimeout());
+        assertEquals("worker.register-timeout must be longer than 0, got '0s'", assertThrows(ConfigException.class,
+                () -> WorkerSettings.from(ConfigLoader.load(Optional.empty(), Map.of("worker.brain-urls", "ws://b",
+                        "worker.secret", "s", "worker.register-timeout", "0s"), Map.of(), Map.of()))).getMessage());
     }
 }
