@@ -65,6 +65,12 @@ final class ResultJournal {
     }
 
     /** The brain has stored the result: forget it. */
+    /** Forgets a task that ended without a result (handed back): no running mark, no result. */
+    void forget(String taskId) {
+        delete(running.resolve(safe(taskId)));
+        delete(results.resolve(safe(taskId) + ".json"));
+    }
+
     void acknowledge(String taskId) {
         delete(results.resolve(safe(taskId) + ".json"));
     }

@@ -6,8 +6,10 @@ import dev.efferent.core.tools.TaskRunner;
 import dev.efferent.core.tools.ToolDescriptors;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.protocol.RejectReason;
 import dev.efferent.protocol.TaskCancel;
 import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
@@ -66,6 +68,9 @@ final class Worker implements AutoCloseable {
             public void reply(Message message) {
                 if (message instanceof TaskResult result) {
                     journal.record(result);
+                } else if (message instanceof TaskRejected r && r.reason() == RejectReason.SHUTTING_DOWN) {
+                    // Handed back, not finished: nothing to report after a restart.
+                    journal.forget(r.taskId());
                 }
                 send(message);
             }
@@ -243,6 +248,34 @@ final class Worker implements AutoCloseable {
         }
     }
 
+    /**
+     * At a stop (SIGTERM), running tasks get {@code worker.shutdown-grace} to finish and report; those still
+     * running then are stopped and handed back, so a routine restart never cancels the user's work.
+     */
+    private void finishOrHandBack() {
+        int running = runner.running();
+        if (running == 0) {
+            return;
+        }
+        try {
+            LOG.log(Level.INFO, "Stopping: waiting up to {0} for {1} to finish", DurationText.of(settings.shutdownGrace()),
+                    running == 1 ? "1 running task" : running + " running tasks");
+            if (runner.awaitIdle(settings.shutdownGrace())) {
+                LOG.log(Level.INFO, "Every running task finished");
+                return;
+            }
+            int handed = runner.handBackAll();
+            // Long enough for the stopped tools to return and their hand-backs to be sent.
+            boolean sent = runner.awaitIdle(Duration.ofSeconds(3));
+            LOG.log(Level.WARNING, "Handed back {0} to the brain after {1}: {2}", handed == 1 ? "1 task"
+                    : handed + " tasks", DurationText.of(settings.shutdownGrace()), sent
+                    ? "it queues them again" : "some tools did not stop; the brain fails or requeues them when the "
+                    + "link closes");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private void stopHeartbeats() {
         ScheduledFuture<?> h = heartbeat;
         if (h != null) {
@@ -253,6 +286,8 @@ final class Worker implements AutoCloseable {
     @Override
     public void close() {
         stopping = true;
+        runner.drain();
+        finishOrHandBack();
         linkWatch.shutdownNow();
         children.close();
         runner.cancelAll("worker shutting down");

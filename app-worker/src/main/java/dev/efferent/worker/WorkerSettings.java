@@ -29,6 +29,8 @@ import java.util.Set;
  * @param brainTimeout         {@code worker.brain-timeout}: silence from the brain (no frame, ping or pong) after
  *                             which the link is considered dead (default 3s); the worker pings a link that has
  *                             been quiet for a third of it, at most 1s, and the brain answers every ping
+ * @param shutdownGrace        {@code worker.shutdown-grace}: at SIGTERM, how long running tasks may take to finish
+ *                             before they are handed back to the brain (default 30s)
  * @param registerTimeout      {@code worker.register-timeout}: how long a connection attempt may take, from
  *                             opening the socket to {@code worker:ack}, before it is given up (default 10s)
  */
@@ -41,7 +43,8 @@ record WorkerSettings(List<URI> brainUrls,
                       Duration reconnectInitial,
                       Duration reconnectMax,
                       Duration brainTimeout,
-                      Duration registerTimeout) {
+                      Duration registerTimeout,
+                      Duration shutdownGrace) {
     private static final Set<String> SCHEMES = Set.of("ws", "wss", "http", "https");
 
     static WorkerSettings from(Config config) {
@@ -70,7 +73,8 @@ record WorkerSettings(List<URI> brainUrls,
                     s.getDuration("reconnect.initial", Duration.ofSeconds(1)),
                     s.getDuration("reconnect.max", Duration.ofSeconds(30)),
                     positive(s, "brain-timeout", Duration.ofSeconds(3)),
-                    positive(s, "register-timeout", Duration.ofSeconds(10)));
+                    positive(s, "register-timeout", Duration.ofSeconds(10)),
+                    s.getDuration("shutdown-grace", Duration.ofSeconds(30)));
         } catch (ToolException e) {
             throw new ConfigException("worker." + e.getMessage().replaceFirst("^setting '", "").replaceFirst("'", ""), e);
         }

@@ -47,6 +47,10 @@ public final class TaskRunner {
      * cancelled) while its tool runs on keeps its slot, so stuck tools cannot pile up threads.
      */
     private final Map<ToolExecution, String> slots = new ConcurrentHashMap<>();
+    /** Stopping: every dispatch is handed back at once. */
+    private volatile boolean draining;
+    /** Tasks being stopped to be handed back: their end is reported as a hand-back, not a result. */
+    private final java.util.Set<String> handedBack = ConcurrentHashMap.newKeySet();
     /** A dispatch was refused as busy since slots were last reported free. */
     private final AtomicBoolean refusedBusy = new AtomicBoolean();
 
@@ -85,6 +89,39 @@ public final class TaskRunner {
         return running.containsKey(taskId);
     }
 
+    /** Tasks whose result has not been sent yet. */
+    public int running() {
+        return running.size();
+    }
+
+    /** Stops taking tasks: from now on every dispatch is answered {@code task:rejected shutting_down}. */
+    public void drain() {
+        draining = true;
+    }
+
+    /** Waits until no task is running, or {@code grace} has passed; whether none is left. */
+    public boolean awaitIdle(Duration grace) throws InterruptedException {
+        long end = System.nanoTime() + grace.toNanos();
+        while (!running.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        return running.isEmpty();
+    }
+
+    /**
+     * Stops every running task and reports each as {@code task:rejected shutting_down} instead of a result, so
+     * the brain queues it again for another worker or for after the restart. Returns how many.
+     */
+    public int handBackAll() {
+        int n = 0;
+        for (Map.Entry<String, ToolExecution> e : running.entrySet()) {
+            handedBack.add(e.getKey());
+            e.getValue().cancel("worker shutting down");
+            n++;
+        }
+        return n;
+    }
+
     /** Cancels every running task, e.g. at shutdown. */
     public void cancelAll(String reason) {
         running.values().forEach(e -> e.cancel(reason));
@@ -94,6 +131,10 @@ public final class TaskRunner {
         if (running.containsKey(d.taskId())) {
             // The brain sent it again (a reconnect): it runs once.
             listener.reply(new TaskAccepted(d.taskId()));
+            return;
+        }
+        if (draining) {
+            listener.reply(new TaskRejected(d.taskId(), RejectReason.SHUTTING_DOWN, "worker shutting down"));
             return;
         }
         if (running.size() >= maxConcurrency || slots.size() >= maxConcurrency) {
@@ -121,9 +162,14 @@ public final class TaskRunner {
         });
         execution.outcome().whenComplete((outcome, error) -> executor.within(slotFree, RESULT_GRACE)
                 .whenComplete((v, e) -> {
+                    listener.reply(handedBack.remove(d.taskId())
+                            ? new TaskRejected(d.taskId(), RejectReason.SHUTTING_DOWN, "worker shut down before the "
+                            + "task finished; handed back")
+                            : toResult(d.taskId(), outcome));
+                    // After the reply: whoever waits for the runner to be idle (a stopping worker) may close the
+                    // link as soon as this task is gone, and its result must be on its way by then.
                     running.remove(d.taskId(), execution);
                     slotFreed();
-                    listener.reply(toResult(d.taskId(), outcome));
                 }));
     }
 
