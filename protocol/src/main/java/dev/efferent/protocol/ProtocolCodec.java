@@ -91,8 +91,7 @@ public final class ProtocolCodec {
         } catch (JsonProcessingException e) {
             var location = e.getLocation();
             String where = location == null ? "" : " at line " + location.getLineNr() + ", column " + location.getColumnNr();
-            throw new ProtocolException(ErrorCode.INVALID_JSON,
-                    "frame is not valid JSON" + where + ": " + e.getOriginalMessage(), e);
+            throw new ProtocolException(ErrorCode.INVALID_JSON, "frame is not valid JSON" + where + ": " + why(e), e);
         }
         if (node == null || node.isMissingNode()) {
             throw new ProtocolException(ErrorCode.INVALID_JSON, "frame is empty; expected a JSON object");
@@ -128,7 +127,7 @@ public final class ProtocolCodec {
                 case TaskDispatch.TYPE -> new TaskDispatch(r.text("taskId"), r.text("tool"), r.object("params"),
                         (int) r.integer("priority", WireLimits.MIN_PRIORITY, WireLimits.MAX_PRIORITY,
                                 WireLimits.DEFAULT_PRIORITY),
-                        r.integer("timeoutMs", 0, Long.MAX_VALUE, WireLimits.DEFAULT_TIMEOUT_MS),
+                        r.integer("timeoutMs", 1, Long.MAX_VALUE, WireLimits.DEFAULT_TIMEOUT_MS),
                         (int) r.integer("attempt", 1, Integer.MAX_VALUE), r.optionalText("session"));
                 case TaskAccepted.TYPE -> new TaskAccepted(r.text("taskId"));
                 case TaskRejected.TYPE -> new TaskRejected(r.text("taskId"), rejectReason(r),
@@ -146,6 +145,42 @@ public final class ProtocolCodec {
             // The reader checks what the records check; this is the safety net for anything it missed.
             throw new ProtocolException(ErrorCode.OUT_OF_RANGE, type + ": " + e.getMessage(), e);
         }
+    }
+
+    /** What is wrong with the JSON, in our words: the parser's own wording names its internals. */
+    private static String why(JsonProcessingException e) {
+        String original = String.valueOf(e.getOriginalMessage());
+        if (e instanceof com.fasterxml.jackson.core.io.JsonEOFException) {
+            return "it ends before the JSON value is complete";
+        }
+        if (e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException) {
+            return original.contains("nesting depth") ? "it is nested more than " + WireLimits.MAX_NESTING
+                    + " levels deep" : "a number or a string in it is too long";
+        }
+        var duplicate = java.util.regex.Pattern.compile("Duplicate field '([^']*)'").matcher(original);
+        if (duplicate.find()) {
+            return "field '" + FrameReader.shorten(duplicate.group(1)) + "' appears twice (Duplicate field)";
+        }
+        if (original.startsWith("Trailing token")) {
+            return "there is more after the JSON object";
+        }
+        var unexpected = java.util.regex.Pattern.compile("Unexpected character \\('(.+?)' \\(code (\\d+)")
+                .matcher(original);
+        if (unexpected.find()) {
+            return "unexpected character '" + FrameReader.shorten(unexpected.group(1)) + "' (code "
+                    + unexpected.group(2) + ")";
+        }
+        var word = java.util.regex.Pattern.compile("Unrecognized token '(.*?)'").matcher(original);
+        if (word.find()) {
+            return "unexpected word '" + FrameReader.shorten(word.group(1)) + "'";
+        }
+        if (original.contains("Invalid UTF-8") || original.contains("surrogate")) {
+            return "it is not valid UTF-8 text";
+        }
+        if (original.contains("control character")) {
+            return "a string in it holds an unescaped control character";
+        }
+        return "it does not parse as a JSON object";
     }
 
     /**

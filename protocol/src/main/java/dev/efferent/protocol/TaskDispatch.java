@@ -26,7 +26,7 @@ public record TaskDispatch(String taskId, String tool, ObjectNode params, int pr
         Checks.text(tool, "tool");
         Objects.requireNonNull(params, "params");
         Checks.range(priority, WireLimits.MIN_PRIORITY, WireLimits.MAX_PRIORITY, "priority");
-        Checks.nonNegative(timeoutMs, "timeoutMs");
+        Checks.positive(timeoutMs, "timeoutMs");
         Checks.range(attempt, 1, Integer.MAX_VALUE, "attempt");
         Objects.requireNonNull(session, "session");
     }

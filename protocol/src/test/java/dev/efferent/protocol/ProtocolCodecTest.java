@@ -79,12 +79,17 @@ class ProtocolCodecTest {
 
     static Stream<Arguments> malformedFrames() {
         return Stream.of(
-                Arguments.of("{\"type\":", ErrorCode.INVALID_JSON, "frame is not valid JSON at line 1, column 9"),
+                Arguments.of("{\"type\":", ErrorCode.INVALID_JSON, "frame is not valid JSON at line 1, column 9: it ends "
+                        + "before the JSON value is complete"),
+                Arguments.of("{\"type\":x}", ErrorCode.INVALID_JSON, "frame is not valid JSON at line 1, column 10: "
+                        + "unexpected word 'x'"),
+                Arguments.of("{\"type\":@}", ErrorCode.INVALID_JSON, "frame is not valid JSON at line 1, column 9: "
+                        + "unexpected character '@' (code 64)"),
                 Arguments.of("", ErrorCode.INVALID_JSON, "frame is empty; expected a JSON object"),
                 Arguments.of("{\"type\":\"task:accepted\",\"taskId\":\"t\"} trailing", ErrorCode.INVALID_JSON,
-                        "frame is not valid JSON"),
+                        "unexpected word 'trailing'"),
                 Arguments.of("{\"type\":\"task:accepted\",\"taskId\":\"a\",\"taskId\":\"b\"}", ErrorCode.INVALID_JSON,
-                        "Duplicate field 'taskId'"),
+                        "field 'taskId' appears twice"),
                 Arguments.of("[1,2]", ErrorCode.NOT_AN_OBJECT, "frame must be a JSON object, got an array"),
                 Arguments.of("\"hello\"", ErrorCode.NOT_AN_OBJECT, "frame must be a JSON object, got a string"),
                 Arguments.of("{\"taskId\":\"t1\"}", ErrorCode.MISSING_TYPE, "frame has no 'type' field; expected one of ["),
@@ -112,7 +117,7 @@ class ProtocolCodecTest {
                 Arguments.of(dispatch("\"priority\":11"), ErrorCode.OUT_OF_RANGE,
                         "task:dispatch: field 'priority' must be from 1 to 10, got 11"),
                 Arguments.of(dispatch("\"timeoutMs\":-5"), ErrorCode.OUT_OF_RANGE,
-                        "task:dispatch: field 'timeoutMs' must be at least 0, got -5"),
+                        "task:dispatch: field 'timeoutMs' must be at least 1, got -5"),
                 Arguments.of(dispatch("\"timeoutMs\":true"), ErrorCode.INVALID_FIELD,
                         "task:dispatch: field 'timeoutMs' must be an integer, got a boolean"),
                 Arguments.of("{\"type\":\"task:dispatch\",\"taskId\":\"t1\",\"tool\":\"x\",\"params\":[],\"attempt\":1}",
