@@ -32,6 +32,8 @@ public final class BrainMain {
 
     /** Starts the brain and serves until the process is stopped; exits 2 on bad options or configuration. */
     public static void main(String[] args) {
+        // Before the first logger: what the brain logs while it stops must not be lost.
+        Logs.useShutdownLogManager();
         Config config;
         try {
             config = configure(args);

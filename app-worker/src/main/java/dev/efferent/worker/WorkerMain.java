@@ -20,6 +20,11 @@ import java.util.Optional;
 
 /** The worker launcher: {@code bin/efferent worker --brain-url ws://host:18789 [--secret-file FILE] …}. */
 public final class WorkerMain {
+    static {
+        // Before the first logger: what the worker logs while it stops (SIGTERM) must not be lost.
+        Logs.useShutdownLogManager();
+    }
+
     private static final System.Logger LOG = System.getLogger(WorkerMain.class.getName());
     private static final String USAGE = """
             Usage: efferent worker --brain-url ws://<brain-host>:18789 [options]

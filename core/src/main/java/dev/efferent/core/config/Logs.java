@@ -49,6 +49,16 @@ public final class Logs {
         return out.toString();
     }
 
+    /**
+     * Makes logging outlive the start of JVM shutdown (see {@link ShutdownLogManager}). Call it first thing in
+     * {@code main}'s class, before any logger is made; it does nothing if the user chose a log manager.
+     */
+    public static void useShutdownLogManager() {
+        if (System.getProperty("java.util.logging.manager") == null) {
+            System.setProperty("java.util.logging.manager", ShutdownLogManager.class.getName());
+        }
+    }
+
     /** Sets up console logging at {@code level} ({@code INFO}, {@code FINE}, …) for Efferent's loggers. */
     public static void setUp(String level) {
         if (System.getProperty("java.util.logging.config.file") != null) {
