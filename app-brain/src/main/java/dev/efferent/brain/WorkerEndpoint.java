@@ -20,6 +20,11 @@ import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One worker's WebSocket at {@code /ws/worker}: the secret is checked on the upgrade (a refused upgrade falls
@@ -116,6 +121,10 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public void onClose(WsSession session, int status, String reason) {
+        SessionLink l = link;
+        if (l != null) {
+            l.ended();
+        }
         WorkerConnection c = connection;
         if (c != null) {
             c.closed("socket closed (" + status + (reason == null || reason.isBlank() ? "" : " " + reason) + ")");
@@ -124,6 +133,10 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public void onError(WsSession session, Throwable t) {
+        SessionLink l = link;
+        if (l != null) {
+            l.ended();
+        }
         WorkerConnection c = connection;
         if (c != null) {
             c.closed("connection error: " + t.getMessage());
@@ -140,10 +153,23 @@ final class WorkerEndpoint implements WsListener {
     }
 
     /** The router's handle on this socket. Sends are serialised: the router and the transport both send. */
+    /**
+     * The router's handle on this socket. Frames go out through an outbox drained by a virtual thread of the
+     * link's own, so a worker that stops reading (its TCP window full) blocks that thread and never the router,
+     * which serves every other worker; one whose outbox keeps growing is disconnected. Writes to the socket, from
+     * the outbox, pings and pongs, take one lock: the connection has one send buffer. A lock, not
+     * {@code synchronized}, so that a blocked write does not pin a carrier thread on JDK 21.
+     */
     private static final class SessionLink implements WorkerLink {
+        /** Frames waiting to be written to one worker before it counts as not reading. */
+        static final int MAX_QUEUED = 10_000;
+
         private final WsSession session;
         private final ProtocolCodec codec;
         private final String peer;
+        private final ReentrantLock writing = new ReentrantLock();
+        private final ExecutorService outbox;
+        private final AtomicInteger queued = new AtomicInteger();
         /** Pings sent and not yet answered; a pong answers them all (they carry no payload to tell apart). */
         private final Queue<CompletableFuture<Void>> pings = new ConcurrentLinkedQueue<>();
 
@@ -151,37 +177,53 @@ final class WorkerEndpoint implements WsListener {
             this.session = session;
             this.codec = codec;
             this.peer = peer;
+            this.outbox = Executors.newSingleThreadExecutor(Thread.ofVirtual().name("efferent-send-" + peer).factory());
         }
 
         @Override
-        public synchronized void send(Message message) {
-            try {
-                session.send(codec.encode(message), true);
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "Could not send {0} to worker at {1}: {2}", message.type(), peer, e.getMessage());
+        public void send(Message message) {
+            String frame = codec.encode(message);
+            if (queued.incrementAndGet() > MAX_QUEUED) {
+                queued.decrementAndGet();
+                LOG.log(Level.WARNING, "Worker at {0} is not reading: {1} frames wait for it; disconnecting it", peer,
+                        MAX_QUEUED);
+                close(1008, "not reading its frames");
+                return;
             }
+            later(() -> {
+                try {
+                    write(() -> session.send(frame, true));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, "Could not send {0} to worker at {1}: {2}", message.type(), peer,
+                            e.getMessage());
+                } finally {
+                    queued.decrementAndGet();
+                }
+            });
         }
 
         @Override
-        public synchronized void close(int code, String reason) {
-            try {
-                session.close(code, reason);
-            } catch (RuntimeException e) {
-                LOG.log(Level.DEBUG, "Could not close the connection of worker at {0}: {1}", peer, e.getMessage());
-            }
+        public void close(int code, String reason) {
+            later(() -> {
+                try {
+                    write(() -> session.close(code, reason));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.DEBUG, "Could not close the connection of worker at {0}: {1}", peer, e.getMessage());
+                }
+            });
+            outbox.shutdown();
         }
 
         @Override
         public CompletionStage<Void> ping() {
             CompletableFuture<Void> answer = new CompletableFuture<>();
             pings.add(answer);
-            // Sent off the caller's thread (the router's): a half-open link with a full send buffer blocks the
-            // write, and the caller's timeout must still fire.
+            // Not through the outbox: a ping must not wait behind a backlog; and off the caller's thread (the
+            // router's): a half-open link with a full send buffer blocks the write, and the caller's timeout must
+            // still fire.
             Thread.ofVirtual().name("efferent-ping").start(() -> {
                 try {
-                    synchronized (this) {
-                        session.ping(BufferData.empty());
-                    }
+                    write(() -> session.ping(BufferData.empty()));
                 } catch (RuntimeException e) {
                     pings.remove(answer);
                     answer.completeExceptionally(e);
@@ -190,12 +232,17 @@ final class WorkerEndpoint implements WsListener {
             return answer;
         }
 
-        synchronized void pong(BufferData buffer) {
+        void pong(BufferData buffer) {
             try {
-                session.pong(buffer);
+                write(() -> session.pong(buffer));
             } catch (RuntimeException e) {
                 LOG.log(Level.DEBUG, "Could not answer a ping of worker at {0}: {1}", peer, e.getMessage());
             }
+        }
+
+        /** The socket is gone: the outbox's thread ends once what is queued has failed. */
+        void ended() {
+            outbox.shutdown();
         }
 
         void answered() {
@@ -207,6 +254,23 @@ final class WorkerEndpoint implements WsListener {
         @Override
         public String describe() {
             return peer;
+        }
+
+        private void write(Runnable write) {
+            writing.lock();
+            try {
+                write.run();
+            } finally {
+                writing.unlock();
+            }
+        }
+
+        private void later(Runnable work) {
+            try {
+                outbox.execute(work);
+            } catch (RejectedExecutionException e) {
+                LOG.log(Level.DEBUG, "Connection of worker at {0} is closed; nothing more is sent", peer);
+            }
         }
     }
 }

@@ -90,8 +90,8 @@ final class Worker implements AutoCloseable {
         children.killLeftovers();
         int recovered = journal.recoverAfterRestart();
         if (recovered > 0) {
-            LOG.log(Level.WARNING, "{0} tasks were running when the worker last stopped; they will be reported as "
-                    + "failed", recovered);
+            LOG.log(Level.WARNING, "{0} running when the worker last stopped; reported as failed",
+                    recovered == 1 ? "1 task was" : recovered + " tasks were");
         }
         children.start();
         // Ping a quiet link after a third of the brain timeout, at most every second; look ten times as often.
