@@ -7,6 +7,7 @@ import dev.efferent.brain.BearerToken;
 import dev.efferent.brain.RefusalLog;
 import dev.efferent.core.channel.Conversation;
 import dev.efferent.core.channel.IncomingMessage;
+import io.helidon.common.buffers.BufferData;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
 import io.helidon.http.HttpPrologue;
@@ -144,6 +145,12 @@ public final class ConsoleEndpoint implements WsListener {
         }
         refusals.warn("Refused a console connection: missing or wrong API token");
         session.close(1008, "missing or wrong API token");
+    }
+
+    @Override
+    public void onPing(WsSession session, BufferData buffer) {
+        // RFC 6455: a ping is answered with a pong; Helidon leaves that to the listener.
+        session.pong(buffer);
     }
 
     @Override
