@@ -94,8 +94,12 @@ public final class TaskRunner {
         return running.size();
     }
 
-    /** Stops taking tasks: from now on every dispatch is answered {@code task:rejected shutting_down}. */
-    public void drain() {
+    /**
+     * Stops taking tasks: from now on every dispatch is answered {@code task:rejected shutting_down}. A dispatch
+     * being accepted at this moment is let finish first (the lock), so it counts as {@linkplain #running() running}
+     * once this returns: a stop that came a moment after an accept must not miss the task it accepted.
+     */
+    public synchronized void drain() {
         draining = true;
     }
 
