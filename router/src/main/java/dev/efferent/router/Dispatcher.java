@@ -34,10 +34,17 @@ import java.util.function.BiFunction;
 final class Dispatcher extends WorkerMessages {
     private static final System.Logger LOG = System.getLogger(Dispatcher.class.getName());
     private Instant lastCleanup = Instant.EPOCH;
+    /**
+     * Leases are expired only once this brain has been up for a whole lease. While no brain ran, nobody could
+     * renew them: a live worker still running a task gets the time to reconnect (its backoff, 30 s at most) and
+     * renew it, instead of the task failing as "lease expired" and its real result being turned away.
+     */
+    private final Instant expireLeasesFrom;
 
     Dispatcher(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
                BiFunction<Runnable, Duration, Future<?>> scheduler) {
         super(settings, queue, clock, state, scheduler);
+        this.expireLeasesFrom = clock.instant().plus(settings.lease());
     }
 
     Submission submit(TaskRequest request) {
@@ -335,14 +342,16 @@ final class Dispatcher extends WorkerMessages {
                 }
             }
         }
-        try {
-            for (Task t : queue.requeueExpiredLeases()) {
-                if (t.status().isFinished()) {
-                    finished(t);
+        if (!now.isBefore(expireLeasesFrom)) {
+            try {
+                for (Task t : queue.requeueExpiredLeases()) {
+                    if (t.status().isFinished()) {
+                        finished(t);
+                    }
                 }
+            } catch (QueueException e) {
+                LOG.log(Level.WARNING, "Could not requeue expired leases", e);
             }
-        } catch (QueueException e) {
-            LOG.log(Level.WARNING, "Could not requeue expired leases", e);
         }
         cleanUp(now);
         forgetOfflineWorkers(now);

@@ -120,6 +120,12 @@ public record RouterSettings(boolean handsEnabled,
                 pollInterval, placementOverrides, retention, timeout, forgetAfter);
     }
 
+    /** This with another lease. */
+    public RouterSettings withLease(Duration duration) {
+        return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts,
+                duration, pollInterval, placementOverrides, retention, linkTimeout, forgetAfter);
+    }
+
     /** This with another time after which offline workers are forgotten. */
     public RouterSettings withForgetAfter(Duration after) {
         return new RouterSettings(handsEnabled, heartbeatInterval, localConcurrency, defaultTimeout, maxAttempts, lease,

@@ -349,7 +349,16 @@ abstract class WorkerMessages {
                     + "since it was dispatched); acknowledged and dropped: {3}", s.name, r.status().wire(), r.taskId(),
                     r.result().map(Object::toString).or(r::error).orElse(""));
         } catch (IllegalTransitionException e) {
-            LOG.log(Level.DEBUG, "Ignored a repeated or late result from {0}: {1}", s.name, e.getMessage());
+            Optional<Task> now = queue.get(r.taskId());
+            if (now.isPresent() && now.get().status().name().equals(r.status().name())) {
+                LOG.log(Level.DEBUG, "Ignored a repeated result from {0}: {1}", s.name, e.getMessage());
+            } else {
+                // The brain decided first (a timeout, a cancel, a lost lease): its decision stands, but say so.
+                LOG.log(Level.INFO, "Worker {0} reported task {1} {2}, but it had already ended as {3}; the late "
+                        + "result is dropped", s.name, r.taskId(), r.status().wire(), now.map(t -> t.status().name()
+                        .toLowerCase(java.util.Locale.ROOT) + t.error().map(x -> " (" + x + ")").orElse(""))
+                        .orElse("unknown"));
+            }
         }
     }
 

@@ -11,6 +11,8 @@ import dev.efferent.protocol.TaskResultAck;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.ResultStatus;
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import org.junit.jupiter.api.Test;
@@ -18,6 +20,7 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -42,6 +45,48 @@ class FailureTest extends RouterFixture {
         assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("Worker disconnected", failed.error().orElseThrow());
         assertFalse(router.workers().getFirst().online());
+    }
+
+    @Test
+    void aBrainBackAfterAnOutageLongerThanTheLeaseLetsTheLiveWorkerFinishItsTask() throws InterruptedException {
+        String id = runningTaskWhoseLeaseRanOut();
+        start(shortLease(), Optional.empty());
+        Thread.sleep(1000);
+        assertEquals(TaskStatus.RUNNING, status(id), "the lease was expired before the worker could reconnect");
+
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        // Past this brain's first lease: the worker's heartbeats have renewed the task's.
+        Thread.sleep(1500);
+        assertEquals(TaskStatus.RUNNING, status(id));
+        w.complete(id, "done after all");
+        Task done = await(id);
+        assertEquals(TaskStatus.COMPLETED, done.status());
+        assertEquals(Optional.empty(), done.error());
+    }
+
+    @Test
+    void aTaskWhoseWorkerNeverComesBackFailsOneLeaseAfterTheBrainStarted() throws InterruptedException {
+        String id = runningTaskWhoseLeaseRanOut();
+        start(shortLease(), Optional.empty());
+        Task failed = await(id);
+        assertEquals(TaskStatus.FAILED, failed.status());
+        assertEquals("lease of worker laptop expired", failed.error().orElseThrow());
+    }
+
+    /** A task the worker "laptop" runs, dispatched by a brain that then stayed down for longer than the lease. */
+    private String runningTaskWhoseLeaseRanOut() throws InterruptedException {
+        openQueue();
+        String id = queue.enqueue(NewTask.builder("run_shell", "{}").build()).id();
+        queue.claim(new ClaimRequest("laptop", Set.of("run_shell"), 1, Duration.ofMillis(1)));
+        queue.start(id, "laptop", Duration.ofMillis(1));
+        Thread.sleep(20);
+        return id;
+    }
+
+    private static RouterSettings shortLease() {
+        return RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
+                .withPollInterval(Duration.ofMillis(100)).withLease(Duration.ofSeconds(2));
     }
 
     @Test

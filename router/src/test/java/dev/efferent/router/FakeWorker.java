@@ -123,10 +123,14 @@ final class FakeWorker implements WorkerLink {
     }
 
     void complete(TaskDispatch d, String text) {
+        complete(d.taskId(), text);
+    }
+
+    void complete(String taskId, String text) {
         ObjectNode result = JSON.createObjectNode();
         result.putArray("content").addObject().put("type", "text").put("text", text);
         result.put("isError", false);
-        connection.receive(TaskResult.completed(d.taskId(), result, 1));
+        connection.receive(TaskResult.completed(taskId, result, 1));
     }
 
     void fail(TaskDispatch d, String error) {

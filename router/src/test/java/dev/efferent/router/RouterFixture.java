@@ -26,12 +26,20 @@ abstract class RouterFixture {
     }
 
     Router start(RouterSettings settings, Optional<LocalToolExecutor> local) {
+        if (queue == null) {
+            openQueue();
+        }
+        router = Router.start(settings, queue, local, new ProtocolCodec(), Clock.systemUTC());
+        return router;
+    }
+
+    /** Opens the memory queue the next {@link #start} uses, e.g. to put tasks in it before a router runs. */
+    TaskQueue openQueue() {
         queue = Queues.providers().build().select("memory").open(key -> switch (key) {
             case "retry-backoff" -> Optional.of("PT0.1S");
             default -> Optional.empty();
         }, Clock.systemUTC());
-        router = Router.start(settings, queue, local, new ProtocolCodec(), Clock.systemUTC());
-        return router;
+        return queue;
     }
 
     @AfterEach
