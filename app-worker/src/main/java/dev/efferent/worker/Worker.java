@@ -14,6 +14,7 @@ import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.protocol.WorkerTools;
 
 import java.lang.System.Logger.Level;
 import java.lang.management.ManagementFactory;
@@ -73,6 +74,10 @@ final class Worker implements AutoCloseable {
                     journal.forget(r.taskId());
                 }
                 send(message);
+                if (message instanceof TaskRejected r && r.reason() == RejectReason.UNKNOWN_TOOL) {
+                    // The brain thought this worker had that tool: it gets the list as it is, not a guess.
+                    send(new WorkerTools(register.capabilities()));
+                }
             }
 
             @Override

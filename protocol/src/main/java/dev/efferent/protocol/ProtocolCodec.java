@@ -23,7 +23,7 @@ import java.util.Set;
  */
 public final class ProtocolCodec {
     private static final Set<String> PLACEMENTS = Set.of("LOCAL", "CLOUD", "HYBRID");
-    private static final List<String> TYPES = List.of(WorkerRegister.TYPE, WorkerAck.TYPE, WorkerHeartbeat.TYPE,
+    private static final List<String> TYPES = List.of(WorkerRegister.TYPE, WorkerAck.TYPE, WorkerHeartbeat.TYPE, WorkerTools.TYPE,
             TaskDispatch.TYPE, TaskAccepted.TYPE, TaskRejected.TYPE, TaskProgress.TYPE, TaskCancel.TYPE,
             TaskResult.TYPE, TaskResultAck.TYPE, ErrorMessage.TYPE);
 
@@ -119,6 +119,7 @@ public final class ProtocolCodec {
                         r.text("workerId"), r.text("name"), r.optionalText("hostname"), r.optionalText("platform"),
                         capabilities(r),
                         (int) r.integer("maxConcurrentTasks", 1, WireLimits.MAX_CONCURRENCY));
+                case WorkerTools.TYPE -> new WorkerTools(capabilities(r));
                 case WorkerAck.TYPE -> new WorkerAck(r.text("workerId"),
                         r.integer("queuedTasks", 0, Long.MAX_VALUE),
                         r.integer("heartbeatIntervalMs", 1, Long.MAX_VALUE));
@@ -340,6 +341,10 @@ public final class ProtocolCodec {
                 ArrayNode caps = f.putArray("capabilities");
                 m.capabilities().forEach(t -> caps.add(toJson(t)));
                 f.put("maxConcurrentTasks", m.maxConcurrentTasks());
+            }
+            case WorkerTools m -> {
+                ArrayNode caps = f.putArray("capabilities");
+                m.capabilities().forEach(t -> caps.add(toJson(t)));
             }
             case WorkerAck m -> {
                 f.put("workerId", m.workerId());

@@ -35,6 +35,7 @@ class ProtocolCodecTest {
                 new WorkerRegister(1, "w-123", "laptop", "laptop.local", "linux-amd64", List.of(readFile), 4),
                 new WorkerAck("w-123", 3, 15000),
                 new WorkerHeartbeat(120, 0.42, 2),
+                new WorkerTools(List.of(readFile)),
                 new TaskDispatch("t1", "read_file", object("{\"path\":\"a.txt\"}"), 5, 300000, 1),
                 new TaskDispatch("t2", "browser_text", object("{}"), 5, 300000, 1, "telegram:42"),
                 new TaskAccepted("t1"),
@@ -58,8 +59,8 @@ class ProtocolCodecTest {
 
     @Test
     void everyTypeOfTheDesignIsKnown() {
-        assertEquals(List.of("worker:register", "worker:ack", "worker:heartbeat", "task:dispatch", "task:accepted",
-                "task:rejected", "task:progress", "task:cancel", "task:result", "task:result:ack", "error"),
+        assertEquals(List.of("worker:register", "worker:ack", "worker:heartbeat", "worker:tools", "task:dispatch",
+                "task:accepted", "task:rejected", "task:progress", "task:cancel", "task:result", "task:result:ack", "error"),
                 ProtocolCodec.types());
         assertEquals(ProtocolCodec.types(), everyMessage().map(Message::type).distinct().toList());
         assertTrue(codec.encode(everyMessage().filter(m -> m instanceof TaskDispatch).findFirst().orElseThrow())

@@ -11,9 +11,11 @@ import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.protocol.WorkerTools;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
@@ -97,11 +99,46 @@ abstract class WorkerMessages {
                 }
             }
             case TaskResult r -> result(s, r);
+            case WorkerTools t -> tools(c, s, t);
             case ErrorMessage e -> LOG.log(Level.WARNING, "Worker {0} reported {1}: {2}", s.name, e.code().wire(),
                     e.message());
             default -> c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE,
                     message.type() + " is sent by the brain, not by workers"));
         }
+    }
+
+    /**
+     * A registered worker's tool list now: it replaces the one registered (checked the same way), except that a
+     * tool the worker refused as unknown on this connection stays unused here, so that a worker contradicting
+     * itself cannot bounce a task back and forth; listing one again counts as a refused frame.
+     */
+    private void tools(Connection c, WorkerSession s, WorkerTools m) {
+        Map<String, ParamsSchema> schemas;
+        try {
+            schemas = schemas(WorkerTools.TYPE, m.capabilities());
+        } catch (ProtocolException e) {
+            c.refuse(e);
+            return;
+        }
+        List<ToolDescriptor> kept = m.capabilities().stream().filter(d -> !s.refusedTools.contains(d.name())).toList();
+        List<String> before = List.copyOf(s.tools.keySet());
+        s.replaceTools(kept, schemas);
+        kept.forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+        List<String> added = kept.stream().map(ToolDescriptor::name).filter(n -> !before.contains(n)).toList();
+        List<String> removed = before.stream().filter(n -> !s.tools.containsKey(n)).toList();
+        if (added.isEmpty() && removed.isEmpty()) {
+            LOG.log(Level.DEBUG, "Worker {0} sent its tool list: unchanged", s.name);
+        } else {
+            LOG.log(Level.INFO, "Worker {0}''s tools changed: added {1}, removed {2}", s.name, added, removed);
+        }
+        List<String> relisted = m.capabilities().stream().map(ToolDescriptor::name)
+                .filter(s.refusedTools::contains).toList();
+        if (!relisted.isEmpty()) {
+            c.refuse(new ProtocolException(ErrorCode.INVALID_FIELD, "worker:tools lists " + relisted + ", which this "
+                    + "worker refused as unknown_tool on this connection; they are not sent to it again until it "
+                    + "registers again"));
+        }
+        pump(s);
     }
 
     /** A connection that has not registered within {@link #REGISTER_TIMEOUT} is closed. */
@@ -177,17 +214,28 @@ abstract class WorkerMessages {
         admit(c, m);
     }
 
-    private void admit(Connection c, WorkerRegister m) {
+    /** The compiled input schema of each tool; refused (INVALID_FIELD) if one cannot be compiled. */
+    private static Map<String, ParamsSchema> schemas(String frame, List<ToolDescriptor> tools) {
         Map<String, ParamsSchema> schemas = new HashMap<>();
-        for (var tool : m.capabilities()) {
+        for (ToolDescriptor tool : tools) {
             try {
                 schemas.put(tool.name(), ParamsSchema.compile(tool.inputSchema()));
             } catch (IllegalArgumentException e) {
-                c.refuse(new ProtocolException(ErrorCode.INVALID_FIELD, "worker:register: tool '" + tool.name() + "': "
-                        + e.getMessage()));
-                c.link.close(1008, "invalid tool schema");
-                return;
+                throw new ProtocolException(ErrorCode.INVALID_FIELD, frame + ": tool '" + tool.name() + "': "
+                        + e.getMessage());
             }
+        }
+        return schemas;
+    }
+
+    private void admit(Connection c, WorkerRegister m) {
+        Map<String, ParamsSchema> schemas;
+        try {
+            schemas = schemas(WorkerRegister.TYPE, m.capabilities());
+        } catch (ProtocolException e) {
+            c.refuse(e);
+            c.link.close(1008, "invalid tool schema");
+            return;
         }
         String name = state.uniqueName(m.name(), m.workerId());
         if (!name.equals(m.name())) {
@@ -252,9 +300,11 @@ abstract class WorkerMessages {
                     queue.release(r.taskId(), s.id);
                 }
                 case UNKNOWN_TOOL -> {
-                    LOG.log(Level.WARNING, "Worker {0} does not have {1} any more, though it offered it when it "
-                            + "registered: no more {1} calls go there until it registers again", s.name, f.task.tool());
+                    LOG.log(Level.WARNING, "Worker {0} refused {1} as an unknown tool, though it offered it: no more "
+                            + "{1} calls go to it on this connection; its worker:tools says what it has now", s.name,
+                            f.task.tool());
                     s.tools.remove(f.task.tool());
+                    s.refusedTools.add(f.task.tool());
                     queue.release(r.taskId(), s.id);
                 }
                 case SHUTTING_DOWN -> {

@@ -34,7 +34,9 @@ final class WorkerSession {
     boolean draining;
 
     /** The compiled input schema of each tool, to check params before a call is sent. */
-    final Map<String, ParamsSchema> schemas;
+    Map<String, ParamsSchema> schemas;
+    /** Tools it refused as unknown on this connection: never sent to it again, whatever its later lists say. */
+    final Set<String> refusedTools = new java.util.HashSet<>();
 
     WorkerSession(WorkerRegister register, String name, Connection connection, Instant now,
                   Map<String, ParamsSchema> schemas) {
@@ -50,6 +52,13 @@ final class WorkerSession {
         this.connectedAt = now;
         connection.lastHeartbeat = now;
         register.capabilities().forEach(d -> tools.put(d.name(), d));
+    }
+
+    /** Its tool list now ({@code worker:tools}), with their compiled schemas. */
+    void replaceTools(List<ToolDescriptor> now, Map<String, ParamsSchema> compiled) {
+        tools.clear();
+        now.forEach(d -> tools.put(d.name(), d));
+        schemas = Map.copyOf(compiled);
     }
 
     Instant lastHeartbeat() {

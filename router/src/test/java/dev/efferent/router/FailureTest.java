@@ -10,6 +10,8 @@ import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.TaskResultAck;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.protocol.WorkerTools;
+import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.ResultStatus;
 import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.NewTask;
@@ -256,6 +258,53 @@ class FailureTest extends RouterFixture {
         Task failed = await(read);
         assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("invalid params for read_file: $: required property 'path' not found", failed.error().orElseThrow());
+    }
+
+    @Test
+    void aWorkersToolListIsRefreshedByWorkerToolsAfterAnUnknownToolRefusal() throws InterruptedException {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 4, FakeWorker.tool("stat", true), FakeWorker.tool("read_file", true));
+        String stat = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
+        w.connection.receive(new TaskRejected(w.next(TaskDispatch.class).taskId(), RejectReason.UNKNOWN_TOOL, "no"));
+        w.connection.receive(new WorkerTools(List.of(FakeWorker.tool("read_file", true),
+                FakeWorker.tool("list_dir", true))));
+
+        assertEquals(List.of("read_file", "list_dir"), router.workers().getFirst().tools());
+        String list = router.submit(TaskRequest.of("list_dir", params("{}"))).task().id();
+        assertEquals(list, w.next(TaskDispatch.class).taskId(), "a tool it added is used at once");
+        assertTrue(w.quietFor(200).isEmpty(), "the refused tool is not sent back to it");
+        assertEquals(TaskStatus.QUEUED, status(stat));
+    }
+
+    @Test
+    void aWorkerRelistingAToolItRefusedAsUnknownIsToldAndTheToolStaysUnused() throws InterruptedException {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 4, FakeWorker.tool("stat", true));
+        String stat = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
+        w.connection.receive(new TaskRejected(w.next(TaskDispatch.class).taskId(), RejectReason.UNKNOWN_TOOL, "no"));
+        w.connection.receive(new WorkerTools(List.of(FakeWorker.tool("stat", true))));
+
+        ErrorMessage error = w.next(ErrorMessage.class);
+        assertEquals(ErrorCode.INVALID_FIELD, error.code());
+        assertTrue(error.message().contains("refused as unknown_tool"), error.message());
+        assertTrue(w.quietFor(300).stream().noneMatch(m -> m instanceof TaskDispatch), "no bouncing back and forth");
+        assertEquals(TaskStatus.QUEUED, status(stat));
+        assertEquals(List.of(), router.workers().getFirst().tools());
+    }
+
+    @Test
+    void aToolListWithABadSchemaIsRefusedAndTheOldListKept() {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 4, FakeWorker.tool("stat", true));
+        var schema = FakeWorker.JSON.createObjectNode().put("type", "object");
+        schema.putObject("properties").putObject("path").put("$ref", "http://127.0.0.1:9/schema.json");
+        w.connection.receive(new WorkerTools(List.of(new ToolDescriptor("stat", "", schema, "LOCAL", true, false,
+                true, false))));
+        assertEquals(ErrorCode.INVALID_FIELD, w.next(ErrorMessage.class).code());
+        assertEquals(List.of("stat"), router.workers().getFirst().tools());
     }
 
     @Test
