@@ -166,7 +166,10 @@ final class Brain implements AutoCloseable {
         if (routing.handsEnabled()) {
             sockets.endpoint("/ws/worker", () -> new WorkerEndpoint(router, workerSecret, codec, guard));
         }
-        builder.addProtocol(WsConfig.builder().maxFrameLength(4 * settings.maxFrameBytes()).build())
+        // A frame whose header announces more than the limit is refused from the header, unread: the WebSocket
+        // layer closes the link with 1009 (it gives no way to answer with an error frame first). Conforming peers
+        // never send one; a message in fragments gets frame_too_large at its first fragment over (WorkerEndpoint).
+        builder.addProtocol(WsConfig.builder().maxFrameLength(settings.maxFrameBytes()).build())
                 .addRouting(sockets);
         return builder.build().start();
     }

@@ -32,12 +32,17 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class WorkerEndpoint implements WsListener {
     private static final System.Logger LOG = System.getLogger(WorkerEndpoint.class.getName());
+    /** A refused message whose fragments go on past this many times the limit closes the link (1009). */
+    private static final int MAX_SKIPPED = 4;
 
     private final Router router;
     private final BearerToken secret;
     private final ProtocolCodec codec;
     private final StringBuilder partial = new StringBuilder();
-    private boolean partialTooLarge;
+    /** Characters of the message in fragments so far. */
+    private long partialChars;
+    /** The message in fragments was refused: its remaining fragments are dropped. */
+    private boolean skipping;
     private volatile WorkerConnection connection;
     private volatile SessionLink link;
     private final RequestGuard guard;
@@ -71,24 +76,33 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public void onMessage(WsSession session, String text, boolean last) {
-        if (last && partial.isEmpty()) {
+        if (!skipping && last && partial.isEmpty()) {
             connection.receive(text);
             return;
         }
-        // A message in fragments: keep no more than the limit, refuse the whole if it goes over.
-        if (!partialTooLarge) {
+        // A message in fragments: refused as soon as it passes the limit, not when it ends; the rest is skipped.
+        partialChars += text.length();
+        int max = codec.maxFrameBytes();
+        if (!skipping && partialChars > max) {
+            skipping = true;
+            partial.setLength(0);
+            connection.refuse(new ProtocolException(ErrorCode.FRAME_TOO_LARGE, "a message in fragments of more "
+                    + "than " + max + " bytes (" + partialChars + " characters so far) exceeds the maximum of " + max
+                    + " bytes; the rest of it is skipped"));
+        } else if (!skipping) {
             partial.append(text);
-            partialTooLarge = partial.length() > codec.maxFrameBytes();
+        } else if (partialChars > MAX_SKIPPED * max) {
+            // Fragments without end: reading them costs the brain for nothing.
+            session.close(1009, "message too long");
+            return;
         }
         if (last) {
-            if (partialTooLarge) {
-                connection.refuse(new ProtocolException(ErrorCode.FRAME_TOO_LARGE, "fragmented message of more than "
-                        + codec.maxFrameBytes() + " bytes exceeds the maximum of " + codec.maxFrameBytes() + " bytes"));
-            } else {
+            if (!skipping) {
                 connection.receive(partial.toString());
             }
             partial.setLength(0);
-            partialTooLarge = false;
+            partialChars = 0;
+            skipping = false;
         }
     }
 

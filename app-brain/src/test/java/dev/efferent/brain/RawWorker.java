@@ -38,6 +38,14 @@ final class RawWorker implements WebSocket.Listener {
         socket.sendText(frame, true).join();
     }
 
+    /** Sends {@code text} as frames of {@code size} characters; the last one ends the message if {@code ends}. */
+    void sendInFragments(String text, int size, boolean ends) {
+        for (int i = 0; i < text.length(); i += size) {
+            int end = Math.min(text.length(), i + size);
+            socket.sendText(text.substring(i, end), ends && end == text.length()).join();
+        }
+    }
+
     void register(String id, String tools) {
         send("{\"type\":\"worker:register\",\"protocolVersion\":1,\"workerId\":\"" + id + "\",\"name\":\"" + id
                 + "\",\"capabilities\":" + tools + ",\"maxConcurrentTasks\":2}");

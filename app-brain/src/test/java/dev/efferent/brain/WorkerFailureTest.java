@@ -3,7 +3,12 @@ package dev.efferent.brain;
 import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.http.WebSocketHandshakeException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -170,10 +175,14 @@ class WorkerFailureTest extends BrainFixture {
         JsonNode mistyped = bad.next("error");
         assertEquals("invalid_field", mistyped.path("code").asText());
         assertEquals("task:progress: field 'percent' must be an integer, got a string", mistyped.path("message").asText());
-        bad.send("{\"type\":\"task:progress\",\"taskId\":\"t1\",\"percent\":1,\"message\":\"" + "x".repeat(40_000) + "\"}");
+        // Refused at the first fragment over the limit, before the message ends; the rest of it is skipped.
+        String big = "{\"type\":\"task:progress\",\"taskId\":\"t1\",\"percent\":1,\"message\":\"" + "x".repeat(80_000) + "\"}";
+        bad.sendInFragments(big.substring(0, 40_000), 8_000, false);
         JsonNode tooBig = bad.next("error");
         assertEquals("frame_too_large", tooBig.path("code").asText());
-        assertTrue(tooBig.path("message").asText().endsWith("exceeds the maximum of 32768 bytes"), tooBig.toString());
+        assertEquals("a message in fragments of more than 32768 bytes (40000 characters so far) exceeds the maximum "
+                + "of 32768 bytes; the rest of it is skipped", tooBig.path("message").asText());
+        bad.sendInFragments(big.substring(40_000), 8_000, true);
 
         bad.send("{\"type\":\"worker:heartbeat\",\"uptimeSeconds\":1,\"loadAverage\":0.5,\"activeTasks\":0}");
         awaitWorker("bad", true, 5);
@@ -184,5 +193,53 @@ class WorkerFailureTest extends BrainFixture {
         JsonNode done = call("POST", "/api/v1/tasks?wait=30",
                 "{\"tool\":\"stat\",\"params\":{\"path\":\".\"},\"worker\":\"good\"}", 200);
         assertEquals("completed", done.path("status").asText());
+    }
+
+    @Test
+    void aFrameWhoseHeaderAnnouncesMoreThanTheLimitIsRefusedUnread() throws Exception {
+        startBrain(true, Map.of("protocol.max-frame-bytes", "32768"));
+        try (Socket socket = new Socket("127.0.0.1", brain.port())) {
+            socket.setSoTimeout(5_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write(("GET /ws/worker HTTP/1.1\r\nHost: 127.0.0.1:" + brain.port() + "\r\nUpgrade: websocket\r\n"
+                    + "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                    + "Authorization: Bearer " + SECRET + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            StringBuilder head = new StringBuilder();
+            while (!head.toString().endsWith("\r\n\r\n")) {
+                head.append((char) in.read());
+            }
+            assertTrue(head.toString().startsWith("HTTP/1.1 101"), head.toString());
+            // A masked text frame announcing 2 GiB, of which not one byte follows: nothing waits for it.
+            ByteBuffer header = ByteBuffer.allocate(14).put((byte) 0x81).put((byte) (0x80 | 127))
+                    .putLong(1L << 31).putInt(0x11223344);
+            out.write(header.array());
+            out.flush();
+
+            int first = in.read();
+            assertEquals(0x88, first, "a close frame, at once");
+            int length = in.read() & 0x7f;
+            byte[] payload = in.readNBytes(length);
+            assertEquals(1009, ((payload[0] & 0xff) << 8) | (payload[1] & 0xff), "1009: message too big");
+        }
+        assertEquals(200, request("GET", "/observe/health/live", null, null).statusCode());
+    }
+
+    @Test
+    void fragmentsWithoutEndAfterARefusalCloseTheLink() throws Exception {
+        startBrain(true, Map.of("protocol.max-frame-bytes", "32768"));
+        RawWorker bad = RawWorker.connect(brain.port(), SECRET);
+        bad.register("bad", READ_FILE);
+        bad.next("worker:ack");
+        String chunk = "x".repeat(8_000);
+        for (int i = 0; i < 20 && !bad.closed.isDone(); i++) {
+            try {
+                bad.sendInFragments(chunk, 8_000, false);
+            } catch (CompletionException e) {
+                break;
+            }
+        }
+        assertEquals("frame_too_large", bad.next("error").path("code").asText());
+        assertEquals(1009, bad.closed.get(10, TimeUnit.SECONDS));
     }
 }

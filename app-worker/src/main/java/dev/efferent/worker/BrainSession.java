@@ -237,6 +237,12 @@ final class BrainSession implements WsListener {
     @Override
     public void onMessage(WsSession session, String text, boolean last) {
         lastHeardNanos = System.nanoTime();
+        if (partial.length() + (long) text.length() > codec.maxFrameBytes()) {
+            // A message in fragments over the limit: nothing a brain sends is that large; keep none of it.
+            partial.setLength(0);
+            lost("the brain sent a message of more than " + codec.maxFrameBytes() + " bytes (protocol.max-frame-bytes)");
+            return;
+        }
         partial.append(text);
         if (!last) {
             return;
