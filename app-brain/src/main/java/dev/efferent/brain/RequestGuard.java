@@ -11,6 +11,7 @@ import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.FilterChain;
 import io.helidon.webserver.http.RoutingRequest;
 import io.helidon.webserver.http.RoutingResponse;
+import io.helidon.webserver.http.ServerRequest;
 
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -63,6 +64,9 @@ final class RequestGuard implements Filter {
         res.header(REFERRER_POLICY, "no-referrer");
         Optional<String> refusal = refusal(req.prologue(), req.headers());
         if (refusal.isPresent()) {
+            // Also where refused WebSocket upgrades are logged: they come here, and only here is the peer known.
+            refusals.warn("Refused {0} {1} from {2}: {3}", req.prologue().method().text(), req.path().path(),
+                    peer(req), refusal.get());
             refuse(res, Status.FORBIDDEN_403, refusal.get());
             return;
         }
@@ -91,16 +95,16 @@ final class RequestGuard implements Filter {
     Optional<String> refusal(HttpPrologue prologue, Headers headers) {
         Optional<String> host = headers.first(HeaderNames.HOST).map(String::strip);
         if (host.isEmpty() || host.get().isEmpty()) {
-            return Optional.of(refused(prologue, "a request without a Host header"));
+            return Optional.of("a request without a Host header");
         }
         if (!hostAllowed(host.get())) {
-            return Optional.of(refused(prologue, "Host '" + host.get() + "' is not this brain's name: add it to "
-                    + "server.allowed-hosts (EFFERENT_SERVER_ALLOWED__HOSTS) if you reach the brain by that name"));
+            return Optional.of("Host '" + host.get() + "' is not this brain's name: add it to "
+                    + "server.allowed-hosts (EFFERENT_SERVER_ALLOWED__HOSTS) if you reach the brain by that name");
         }
         Optional<String> origin = headers.first(HeaderNames.ORIGIN).map(String::strip);
         if (origin.isPresent() && !originAllowed(origin.get(), host.get())) {
-            return Optional.of(refused(prologue, "Origin '" + origin.get() + "' may not use this brain: only its "
-                    + "own pages may, and those listed in server.allowed-origins (EFFERENT_SERVER_ALLOWED__ORIGINS)"));
+            return Optional.of("Origin '" + origin.get() + "' may not use this brain: only its "
+                    + "own pages may, and those listed in server.allowed-origins (EFFERENT_SERVER_ALLOWED__ORIGINS)");
         }
         return Optional.empty();
     }
@@ -110,9 +114,10 @@ final class RequestGuard implements Filter {
         return refusals;
     }
 
-    private String refused(HttpPrologue prologue, String why) {
-        refusals.warn("Refused {0} {1}: {2}", prologue.method().text(), prologue.uriPath().path(), why);
-        return why;
+    /** The address and port a request came from, for the log. */
+    static String peer(ServerRequest req) {
+        var remote = req.remotePeer();
+        return remote.host() + ":" + remote.port();
     }
 
     boolean hostAllowed(String hostHeader) {

@@ -61,8 +61,7 @@ final class WorkerEndpoint implements WsListener {
             throw new WsUpgradeException(refusal.get());
         }
         if (!secret.accepts(headers)) {
-            guard.refusals().warn("Refused a worker connection to {0}: missing or wrong worker secret",
-                    prologue.uriPath().path());
+            // Logged by the HTTP route it falls through to, which knows the peer.
             throw new WsUpgradeException("missing or wrong worker secret");
         }
         return Optional.empty();

@@ -12,10 +12,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -30,11 +36,37 @@ class WorkerFailureTest extends BrainFixture {
     @Test
     void wrongOrMissingSecretIsRefusedWith401AndNoRegistration() throws Exception {
         startBrain(true, Map.of());
-        for (String secret : new String[]{"wrong-secret", null}) {
-            CompletionException e = assertThrows(CompletionException.class, () -> RawWorker.connect(brain.port(), secret));
-            WebSocketHandshakeException handshake = (WebSocketHandshakeException) e.getCause();
-            assertEquals(401, handshake.getResponse().statusCode());
+        List<String> logged = new CopyOnWriteArrayList<>();
+        Logger guardLog = Logger.getLogger(RequestGuard.class.getName());
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord r) {
+                logged.add(new SimpleFormatter().formatMessage(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        guardLog.addHandler(capture);
+        try {
+            for (String secret : new String[]{"wrong-secret", null}) {
+                CompletionException e = assertThrows(CompletionException.class,
+                        () -> RawWorker.connect(brain.port(), secret));
+                WebSocketHandshakeException handshake = (WebSocketHandshakeException) e.getCause();
+                assertEquals(401, handshake.getResponse().statusCode());
+            }
+        } finally {
+            guardLog.removeHandler(capture);
         }
+        // One line for both (rate-limited), naming where the attempt came from.
+        assertEquals(1, logged.size(), logged.toString());
+        assertTrue(logged.getFirst().matches("Refused a worker connection from 127\\.0\\.0\\.1:\\d+: missing or wrong "
+                + "worker secret"), logged.toString());
         assertEquals(401, request("GET", "/ws/worker", null, null).statusCode());
         Process bad = startWorker("intruder", dir.resolve("intruder"), Map.of("EFFERENT_WORKER_SECRET", "nope"),
                 "--max-reconnect-attempts", "1");

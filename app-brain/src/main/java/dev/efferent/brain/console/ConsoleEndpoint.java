@@ -71,7 +71,7 @@ public final class ConsoleEndpoint implements WsListener {
         }
         authenticated = !token.required() || token.accepts(headers);
         if (!authenticated && headers.contains(HeaderNames.AUTHORIZATION)) {
-            refusals.warn("Refused a console connection: wrong API token");
+            // Logged by the HTTP route it falls through to, which knows the peer.
             throw new WsUpgradeException("wrong API token");
         }
         var query = prologue.query();
@@ -136,6 +136,15 @@ public final class ConsoleEndpoint implements WsListener {
         }
     }
 
+    private static String peer(WsSession session) {
+        try {
+            var remote = session.socketContext().remotePeer();
+            return remote.host() + ":" + remote.port();
+        } catch (RuntimeException e) {
+            return "an unknown peer";
+        }
+    }
+
     private void authenticate(WsSession session, JsonNode m) {
         if ("auth".equals(m.path("type").asText()) && m.path("token").isTextual()
                 && token.matches(m.path("token").asText())) {
@@ -143,7 +152,8 @@ public final class ConsoleEndpoint implements WsListener {
             console.opened(session, conversation);
             return;
         }
-        refusals.warn("Refused a console connection: missing or wrong API token");
+        refusals.warn("Refused a console connection from {0}: missing or wrong API token in its first frame",
+                peer(session));
         session.close(1008, "missing or wrong API token");
     }
 
