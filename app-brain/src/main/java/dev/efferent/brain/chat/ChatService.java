@@ -45,7 +45,8 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final Map<String, Set<String>> toldOffline = new ConcurrentHashMap<>();
     /** Conversation keys waiting for some worker because their task was queued while none was online. */
     private final Set<String> waitingForAny = ConcurrentHashMap.newKeySet();
-    private final Map<String, Object> conversationLocks = new ConcurrentHashMap<>();
+    /** Messages of one conversation are handled, and its replies sent, one at a time. */
+    private final ConversationLocks conversationLocks = new ConversationLocks();
     /** One thread sends checkpoints, in order; never the router's thread, which must not wait on a chat. */
     private final ExecutorService deliveries = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("efferent-chat-deliveries").daemon().factory());
@@ -86,7 +87,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             LOG.log(Level.DEBUG, "{0} ({1}): {2}", c.key(), message.sender(), message.text());
             // Hold the conversation while the command runs and its reply goes out, so a fast task's
             // checkpoint cannot overtake the reply that announced it.
-            synchronized (lock(c.key())) {
+            conversationLocks.run(c.key(), () -> {
                 List<OutgoingMessage> replies;
                 try {
                     replies = commands.handle(message);
@@ -95,7 +96,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                     replies = List.of(new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
                 }
                 replies.forEach(r -> send(c, r));
-            }
+            });
         });
     }
 
@@ -160,9 +161,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private void notice(Set<String> conversations, String text) {
         for (String key : conversations) {
             Conversation.fromKey(key).ifPresent(c -> deliveries.execute(() -> {
-                synchronized (lock(key)) {
-                    send(c, new OutgoingMessage.Text(text));
-                }
+                conversationLocks.run(key, () -> send(c, new OutgoingMessage.Text(text)));
             }));
         }
     }
@@ -170,9 +169,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private void deliver(Task task, List<OutgoingMessage> messages) {
         Optional<Conversation> to = task.requester().flatMap(Conversation::fromKey);
         to.ifPresent(c -> deliveries.execute(() -> {
-            synchronized (lock(c.key())) {
-                messages.forEach(m -> send(c, m));
-            }
+            conversationLocks.run(c.key(), () -> messages.forEach(m -> send(c, m)));
         }));
     }
 
@@ -187,10 +184,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Channel " + channel.name() + " could not send to " + conversation.key(), e);
         }
-    }
-
-    private Object lock(String key) {
-        return conversationLocks.computeIfAbsent(key, k -> new Object());
     }
 
     @Override
