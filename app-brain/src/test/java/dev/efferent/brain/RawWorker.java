@@ -14,6 +14,8 @@ import java.util.concurrent.TimeUnit;
 
 /** A hand-driven worker on a real WebSocket (the JDK's client), for frames no well-behaved worker sends. */
 final class RawWorker implements WebSocket.Listener {
+    /** One client for all: each has a selector thread and buffers, and tests open hundreds of sockets. */
+    private static final HttpClient CLIENT = HttpClient.newHttpClient();
     final BlockingQueue<String> frames = new LinkedBlockingQueue<>();
     final CompletableFuture<Integer> closed = new CompletableFuture<>();
     private final StringBuilder partial = new StringBuilder();
@@ -26,7 +28,7 @@ final class RawWorker implements WebSocket.Listener {
     /** A hand-driven socket to any endpoint, e.g. the console's; {@code bearer} may be null. */
     static RawWorker open(URI uri, String bearer) {
         RawWorker worker = new RawWorker();
-        var builder = HttpClient.newHttpClient().newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
+        var builder = CLIENT.newWebSocketBuilder().connectTimeout(Duration.ofSeconds(5));
         if (bearer != null) {
             builder.header("Authorization", "Bearer " + bearer);
         }

@@ -34,6 +34,8 @@ final class Connection implements WorkerConnection {
     boolean registering;
     /** Router's thread: the transport reported the connection gone. */
     boolean gone;
+    /** Closes the connection if it does not register in time; cancelled once it has, or is gone. */
+    volatile java.util.concurrent.Future<?> registrationTimer;
     /**
      * When the worker last heartbeated, set on the transport's thread as the frame arrives, so a router busy
      * with a slow queue never mistakes a live worker for a silent one.

@@ -31,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -53,8 +54,8 @@ public final class Router implements AutoCloseable {
     private final ProtocolCodec codec;
     private final ExecutorService loop = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("efferent-router").factory());
-    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("efferent-router-timers").daemon().factory());
+    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
+    private final ScheduledExecutorService timers = timers();
     private final RouterState state;
     private final Dispatcher dispatcher;
 
@@ -102,7 +103,8 @@ public final class Router implements AutoCloseable {
     /** A new worker connection; feed it the worker's frames. */
     public WorkerConnection connect(WorkerLink link) {
         Connection connection = new Connection(this, link, false, codec, clock);
-        schedule(() -> dispatcher.registrationDue(connection), WorkerMessages.REGISTER_TIMEOUT);
+        connection.registrationTimer = schedule(() -> dispatcher.registrationDue(connection),
+                WorkerMessages.REGISTER_TIMEOUT);
         return connection;
     }
 
@@ -237,6 +239,13 @@ public final class Router implements AutoCloseable {
         } catch (java.util.concurrent.RejectedExecutionException e) {
             LOG.log(Level.DEBUG, "Router is closed; event dropped");
         }
+    }
+
+    private static ScheduledThreadPoolExecutor timers() {
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("efferent-router-timers").daemon().factory());
+        timers.setRemoveOnCancelPolicy(true);
+        return timers;
     }
 
     private Future<?> schedule(Runnable work, Duration delay) {

@@ -141,6 +141,13 @@ abstract class WorkerMessages {
         pump(s);
     }
 
+    private static void cancelRegistrationTimer(Connection c) {
+        Future<?> timer = c.registrationTimer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+    }
+
     /** A connection that has not registered within {@link #REGISTER_TIMEOUT} is closed. */
     void registrationDue(Connection c) {
         if (c.session != null || c.registering || c.gone) {
@@ -155,6 +162,7 @@ abstract class WorkerMessages {
 
     void onClosed(Connection c, String why) {
         c.gone = true;
+        cancelRegistrationTimer(c);
         if (c.session != null) {
             lose(c.session, why);
         }
@@ -245,6 +253,7 @@ abstract class WorkerMessages {
         }
         WorkerSession s = new WorkerSession(m, name, c, clock.instant(), schemas);
         c.session = s;
+        cancelRegistrationTimer(c);
         state.sessions.put(s.id, s);
         state.offline.remove(s.id);
         m.capabilities().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));

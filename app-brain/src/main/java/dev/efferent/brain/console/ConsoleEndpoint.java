@@ -45,6 +45,7 @@ public final class ConsoleEndpoint implements WsListener {
     private final RefusalLog refusals;
     private String conversation = UUID.randomUUID().toString();
     private final StringBuilder partial = new StringBuilder();
+    private volatile Thread authTimer;
     private volatile boolean authenticated;
 
     /**
@@ -88,11 +89,12 @@ public final class ConsoleEndpoint implements WsListener {
             return;
         }
         // A socket that never sends the token would otherwise stay open, and hold its resources, for ever.
-        Thread.ofVirtual().name("efferent-console-auth").start(() -> {
+        // Interrupted once the token came or the socket closed, so a flood of sockets is not held for the timeout.
+        authTimer = Thread.ofVirtual().name("efferent-console-auth").start(() -> {
             try {
                 Thread.sleep(AUTH_TIMEOUT);
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                return;
             }
             if (!authenticated) {
                 try {
@@ -149,6 +151,7 @@ public final class ConsoleEndpoint implements WsListener {
         if ("auth".equals(m.path("type").asText()) && m.path("token").isTextual()
                 && token.matches(m.path("token").asText())) {
             authenticated = true;
+            stopAuthTimer();
             console.opened(session, conversation);
             return;
         }
@@ -165,11 +168,20 @@ public final class ConsoleEndpoint implements WsListener {
 
     @Override
     public void onClose(WsSession session, int status, String reason) {
+        stopAuthTimer();
         console.closed(session);
     }
 
     @Override
     public void onError(WsSession session, Throwable t) {
+        stopAuthTimer();
         console.closed(session);
+    }
+
+    private void stopAuthTimer() {
+        Thread timer = authTimer;
+        if (timer != null) {
+            timer.interrupt();
+        }
     }
 }
