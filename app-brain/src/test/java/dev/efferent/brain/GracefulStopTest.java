@@ -30,6 +30,7 @@ class GracefulStopTest extends BrainFixture {
         assertEquals("finished", lastLine(done));
         assertTrue(worker.waitFor(30, TimeUnit.SECONDS), "the worker did not stop after its task finished");
         assertTrue(workerLog("laptop").contains("Every running task finished"), workerLog("laptop"));
+        assertTrue(workerLog("laptop").contains("Worker laptop stopped"), workerLog("laptop"));
     }
 
     @Test

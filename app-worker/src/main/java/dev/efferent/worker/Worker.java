@@ -292,6 +292,7 @@ final class Worker implements AutoCloseable {
     public void close() {
         stopping = true;
         runner.drain();
+        LOG.log(Level.INFO, "Worker {0} stopping: it takes no new tasks", settings.name());
         finishOrHandBack();
         linkWatch.shutdownNow();
         children.close();
@@ -308,5 +309,6 @@ final class Worker implements AutoCloseable {
             }
         }
         heartbeats.shutdownNow();
+        LOG.log(Level.INFO, "Worker {0} stopped", settings.name());
     }
 }
