@@ -141,7 +141,9 @@ public final class TaskRunner {
             listener.reply(new TaskRejected(d.taskId(), RejectReason.SHUTTING_DOWN, "worker shutting down"));
             return;
         }
-        if (running.size() >= maxConcurrency || slots.size() >= maxConcurrency) {
+        // Slots, not results outstanding: a task whose tool has returned is about to report, and the brain, which
+        // sends the next task on hearing that report, must not find the slot still taken.
+        if (slots.size() >= maxConcurrency) {
             refusedBusy.set(true);
             listener.reply(new TaskRejected(d.taskId(), RejectReason.BUSY, busy()));
             return;
@@ -179,7 +181,7 @@ public final class TaskRunner {
 
     /** Why a dispatch is refused as busy, naming the tools of calls that ended but hold their slots. */
     private String busy() {
-        List<String> stuck = running.size() >= maxConcurrency ? List.of() : slots.entrySet().stream()
+        List<String> stuck = slots.entrySet().stream()
                 .filter(e -> e.getKey().outcome().isDone()).map(Map.Entry::getValue).sorted().toList();
         return "all " + maxConcurrency + " slots are taken" + (stuck.isEmpty() ? "" : ", " + stuck.size()
                 + " of them by calls that ended but whose tools have not returned " + stuck);
@@ -190,7 +192,7 @@ public final class TaskRunner {
      * full until a {@code worker:heartbeat} shows room, and the brain's in-process worker sends no other heartbeat.
      */
     private synchronized void slotFreed() {
-        if (slots.size() < maxConcurrency && running.size() < maxConcurrency && refusedBusy.compareAndSet(true, false)) {
+        if (slots.size() < maxConcurrency && refusedBusy.compareAndSet(true, false)) {
             listener.reply(new WorkerHeartbeat(ManagementFactory.getRuntimeMXBean().getUptime() / 1000,
                     ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), active()));
         }
