@@ -142,7 +142,7 @@ final class Brain implements AutoCloseable {
                         .get("/ws/worker", (req, res) -> {
                             // Reached only when the WebSocket upgrade was refused or not asked for.
                             Status status = routing.handsEnabled() ? Status.UNAUTHORIZED_401 : Status.NOT_FOUND_404;
-                            guard.refusals().warn("Refused a worker connection from {0}: {1}", RequestGuard.peer(req),
+                            guard.refusals().warn("Refused a worker connection from {0}: {1}", Peers.of(req),
                                     routing.handsEnabled() ? "missing or wrong worker secret" : "hands are not enabled");
                             String message = routing.handsEnabled()
                                     ? "a worker must open a WebSocket here with 'Authorization: Bearer <worker.secret>'"
@@ -156,7 +156,7 @@ final class Brain implements AutoCloseable {
                                     ? Status.UNAUTHORIZED_401 : Status.BAD_REQUEST_400;
                             if (status == Status.UNAUTHORIZED_401) {
                                 guard.refusals().warn("Refused a console connection from {0}: wrong API token",
-                                        RequestGuard.peer(req));
+                                        Peers.of(req));
                             }
                             res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
                                     .send(views.error(status.code(), status == Status.UNAUTHORIZED_401

@@ -11,7 +11,6 @@ import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.FilterChain;
 import io.helidon.webserver.http.RoutingRequest;
 import io.helidon.webserver.http.RoutingResponse;
-import io.helidon.webserver.http.ServerRequest;
 
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -66,7 +65,7 @@ final class RequestGuard implements Filter {
         if (refusal.isPresent()) {
             // Also where refused WebSocket upgrades are logged: they come here, and only here is the peer known.
             refusals.warn("Refused {0} {1} from {2}: {3}", req.prologue().method().text(), req.path().path(),
-                    peer(req), refusal.get());
+                    Peers.of(req), refusal.get());
             refuse(res, Status.FORBIDDEN_403, refusal.get());
             return;
         }
@@ -114,11 +113,6 @@ final class RequestGuard implements Filter {
         return refusals;
     }
 
-    /** The address and port a request came from, for the log. */
-    static String peer(ServerRequest req) {
-        var remote = req.remotePeer();
-        return remote.host() + ":" + remote.port();
-    }
 
     boolean hostAllowed(String hostHeader) {
         String host = hostName(hostHeader);

@@ -43,6 +43,8 @@ final class WorkerEndpoint implements WsListener {
     private long partialChars;
     /** The message in fragments was refused: its remaining fragments are dropped. */
     private boolean skipping;
+    /** The link is being closed for endless fragments: nothing more is read. */
+    private boolean closing;
     private volatile WorkerConnection connection;
     private volatile SessionLink link;
     private final RequestGuard guard;
@@ -69,12 +71,15 @@ final class WorkerEndpoint implements WsListener {
 
     @Override
     public void onOpen(WsSession session) {
-        link = new SessionLink(session, codec, peer(session));
+        link = new SessionLink(session, codec, Peers.of(session));
         connection = router.connect(link);
     }
 
     @Override
     public void onMessage(WsSession session, String text, boolean last) {
+        if (closing) {
+            return;
+        }
         if (!skipping && last && partial.isEmpty()) {
             connection.receive(text);
             return;
@@ -85,14 +90,16 @@ final class WorkerEndpoint implements WsListener {
         if (!skipping && partialChars > max) {
             skipping = true;
             partial.setLength(0);
-            connection.refuse(new ProtocolException(ErrorCode.FRAME_TOO_LARGE, "a message in fragments of more "
-                    + "than " + max + " bytes (" + partialChars + " characters so far) exceeds the maximum of " + max
+            connection.refuse(new ProtocolException(ErrorCode.FRAME_TOO_LARGE, "a message in fragments of "
+                    + partialChars + " characters so far (at least as many bytes) exceeds the maximum of " + max
                     + " bytes; the rest of it is skipped"));
         } else if (!skipping) {
             partial.append(text);
-        } else if (partialChars > MAX_SKIPPED * max) {
-            // Fragments without end: reading them costs the brain for nothing.
-            session.close(1009, "message too long");
+        } else if (partialChars > (long) MAX_SKIPPED * max) {
+            // Fragments without end: reading them costs the brain for nothing. Through the link, whose writes are
+            // serialised, so the close neither overtakes the error frame nor cuts into another frame.
+            closing = true;
+            link.close(1009, "message too long");
             return;
         }
         if (last) {
@@ -156,14 +163,6 @@ final class WorkerEndpoint implements WsListener {
         }
     }
 
-    private static String peer(WsSession session) {
-        try {
-            var remote = session.socketContext().remotePeer();
-            return remote.host() + ":" + remote.port();
-        } catch (RuntimeException e) {
-            return "unknown peer";
-        }
-    }
 
     /** The router's handle on this socket. Sends are serialised: the router and the transport both send. */
     /**

@@ -212,7 +212,7 @@ class WorkerFailureTest extends BrainFixture {
         bad.sendInFragments(big.substring(0, 40_000), 8_000, false);
         JsonNode tooBig = bad.next("error");
         assertEquals("frame_too_large", tooBig.path("code").asText());
-        assertEquals("a message in fragments of more than 32768 bytes (40000 characters so far) exceeds the maximum "
+        assertEquals("a message in fragments of 40000 characters so far (at least as many bytes) exceeds the maximum "
                 + "of 32768 bytes; the rest of it is skipped", tooBig.path("message").asText());
         bad.sendInFragments(big.substring(40_000), 8_000, true);
 

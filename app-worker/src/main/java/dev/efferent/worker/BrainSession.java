@@ -1,12 +1,15 @@
 package dev.efferent.worker;
 
 import dev.efferent.core.tools.DurationText;
+import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ProtocolException;
+import dev.efferent.protocol.ResultStatus;
 import dev.efferent.protocol.TaskCancel;
 import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.TaskResultAck;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
@@ -43,6 +46,10 @@ final class BrainSession implements WsListener {
     private final CompletableFuture<String> closed = new CompletableFuture<>();
     private final CompletableFuture<WorkerAck> acked = new CompletableFuture<>();
     private final StringBuilder partial = new StringBuilder();
+    /** Skipping the rest of a message over the limit. Only the reader thread touches it. */
+    private boolean skipping;
+    /** The brain's frame limit from its {@code worker:ack}; 0 until then, or if it did not say. */
+    private volatile int brainLimit;
     private volatile WsSession session;
     private volatile Thread reader;
     private volatile long lastHeardNanos = System.nanoTime();
@@ -119,19 +126,51 @@ final class BrainSession implements WsListener {
         return session != null;
     }
 
-    /** Sends a message if the connection is open; false if it is not (the journal keeps results). */
+    /**
+     * Sends a message if the connection is open; false if it is not (the journal keeps results). A result too
+     * large for this worker's or the brain's frame limit goes as a failure that says so: sent as it is, the brain
+     * would close the link, and the journal would offer it again after every reconnect.
+     */
     synchronized boolean send(Message message) {
         WsSession s = session;
         if (s == null || closed.isDone()) {
             return false;
         }
+        String frame;
         try {
-            s.send(codec.encode(message), true);
+            frame = fitting(codec.encode(message), message);
+        } catch (ProtocolException e) {
+            if (!(message instanceof TaskResult r) || e.code() != ErrorCode.FRAME_TOO_LARGE) {
+                LOG.log(Level.WARNING, "Could not send {0}: {1}", message.type(), e.getMessage());
+                return false;
+            }
+            frame = tooLarge(r, e.getMessage());
+        }
+        try {
+            s.send(frame, true);
             return true;
         } catch (RuntimeException e) {
             lost("connection lost: " + e.getMessage());
             return false;
         }
+    }
+
+    /** The frame, or, for a result over the brain's limit, the failure that replaces it. */
+    private String fitting(String frame, Message message) {
+        int limit = brainLimit;
+        if (limit <= 0 || frame.length() <= limit / 3 || !(message instanceof TaskResult r)) {
+            return frame;
+        }
+        int bytes = frame.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        return bytes <= limit ? frame : tooLarge(r, "a task:result frame of " + bytes + " bytes exceeds the brain's "
+                + "maximum of " + limit + " bytes");
+    }
+
+    private String tooLarge(TaskResult r, String why) {
+        LOG.log(Level.WARNING, "The result of task {0} is too large to send and is reported as failed: {1}",
+                r.taskId(), why);
+        return codec.encode(TaskResult.ended(r.taskId(), ResultStatus.FAILED, "the result is too large to send: "
+                + why + " (protocol.max-frame-bytes)", r.durationMs()));
     }
 
     /**
@@ -237,10 +276,16 @@ final class BrainSession implements WsListener {
     @Override
     public void onMessage(WsSession session, String text, boolean last) {
         lastHeardNanos = System.nanoTime();
-        if (partial.length() + (long) text.length() > codec.maxFrameBytes()) {
-            // A message in fragments over the limit: nothing a brain sends is that large; keep none of it.
+        if (skipping || partial.length() + (long) text.length() > codec.maxFrameBytes()) {
+            // Over this worker's limit: keep none of it, say so once, and skip the rest of the message.
+            if (!skipping) {
+                LOG.log(Level.WARNING, "The brain sent a message of more than {0} bytes; skipped. Give brain and "
+                        + "workers the same protocol.max-frame-bytes", codec.maxFrameBytes());
+                send(new ErrorMessage(ErrorCode.FRAME_TOO_LARGE, "a message of more than " + codec.maxFrameBytes()
+                        + " bytes exceeds this worker's maximum of " + codec.maxFrameBytes() + " bytes"));
+            }
             partial.setLength(0);
-            lost("the brain sent a message of more than " + codec.maxFrameBytes() + " bytes (protocol.max-frame-bytes)");
+            skipping = !last;
             return;
         }
         partial.append(text);
@@ -259,6 +304,7 @@ final class BrainSession implements WsListener {
         }
         switch (message) {
             case WorkerAck ack -> {
+                brainLimit = ack.maxFrameBytes();
                 if (acked.complete(ack)) {
                     worker.registered(this, brain, ack);
                 }

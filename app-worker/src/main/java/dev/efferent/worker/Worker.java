@@ -291,8 +291,8 @@ final class Worker implements AutoCloseable {
     @Override
     public void close() {
         stopping = true;
-        runner.drain();
         LOG.log(Level.INFO, "Worker {0} stopping: it takes no new tasks", settings.name());
+        runner.drain();
         finishOrHandBack();
         linkWatch.shutdownNow();
         children.close();

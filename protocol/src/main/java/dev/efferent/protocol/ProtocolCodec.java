@@ -122,7 +122,8 @@ public final class ProtocolCodec {
                 case WorkerTools.TYPE -> new WorkerTools(capabilities(r));
                 case WorkerAck.TYPE -> new WorkerAck(r.text("workerId"),
                         r.integer("queuedTasks", 0, Long.MAX_VALUE),
-                        r.integer("heartbeatIntervalMs", 1, Long.MAX_VALUE));
+                        r.integer("heartbeatIntervalMs", 1, Long.MAX_VALUE),
+                        (int) r.integer("maxFrameBytes", 0, Integer.MAX_VALUE, 0));
                 case WorkerHeartbeat.TYPE -> new WorkerHeartbeat(r.integer("uptimeSeconds", 0, Long.MAX_VALUE),
                         r.number("loadAverage"), (int) r.integer("activeTasks", 0, Integer.MAX_VALUE));
                 case TaskDispatch.TYPE -> new TaskDispatch(r.text("taskId"), r.text("tool"), r.object("params"),
@@ -350,6 +351,9 @@ public final class ProtocolCodec {
                 f.put("workerId", m.workerId());
                 f.put("queuedTasks", m.queuedTasks());
                 f.put("heartbeatIntervalMs", m.heartbeatIntervalMs());
+                if (m.maxFrameBytes() > 0) {
+                    f.put("maxFrameBytes", m.maxFrameBytes());
+                }
             }
             case WorkerHeartbeat m -> {
                 f.put("uptimeSeconds", m.uptimeSeconds());

@@ -34,6 +34,7 @@ class ProtocolCodecTest {
         return Stream.of(
                 new WorkerRegister(1, "w-123", "laptop", "laptop.local", "linux-amd64", List.of(readFile), 4),
                 new WorkerAck("w-123", 3, 15000),
+                new WorkerAck("w-123", 3, 15000, 1 << 20),
                 new WorkerHeartbeat(120, 0.42, 2),
                 new WorkerTools(List.of(readFile)),
                 new TaskDispatch("t1", "read_file", object("{\"path\":\"a.txt\"}"), 5, 300000, 1),

@@ -84,6 +84,11 @@ final class Connection implements WorkerConnection {
         }
     }
 
+    /** The largest frame this brain accepts from the worker, told to it in {@code worker:ack}. */
+    int maxFrameBytes() {
+        return codec.maxFrameBytes();
+    }
+
     @Override
     public void receive(Message message) {
         heard();

@@ -44,7 +44,8 @@ final class Dispatcher extends WorkerMessages {
     Dispatcher(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
                BiFunction<Runnable, Duration, Future<?>> scheduler) {
         super(settings, queue, clock, state, scheduler);
-        this.expireLeasesFrom = clock.instant().plus(settings.lease());
+        // Without hands the only lease owner is the in-process worker of an earlier brain process: nothing to wait for.
+        this.expireLeasesFrom = settings.handsEnabled() ? clock.instant().plus(settings.lease()) : clock.instant();
     }
 
     Submission submit(TaskRequest request) {

@@ -54,12 +54,18 @@ final class RouterState {
             }
         }
         if (!forgotten.isEmpty()) {
-            java.util.Set<String> kept = new java.util.HashSet<>();
-            sessions.values().forEach(s -> kept.addAll(s.tools.keySet()));
-            offline.values().forEach(w -> kept.addAll(w.tools()));
-            knownTools.keySet().retainAll(kept);
+            pruneKnownTools();
         }
         return forgotten;
+    }
+
+    /** Keeps only the tools some online or remembered offline worker (or the brain itself) offers. */
+    void pruneKnownTools() {
+        java.util.Set<String> kept = new java.util.HashSet<>();
+        sessions.values().forEach(s -> kept.addAll(s.tools.keySet()));
+        offline.values().forEach(w -> kept.addAll(w.tools()));
+        localTools.ifPresent(local -> kept.addAll(local.catalog().names()));
+        knownTools.keySet().retainAll(kept);
     }
 
     /** {@code wanted}, or {@code wanted-2}, {@code -3}, … when another online worker already has that name. */

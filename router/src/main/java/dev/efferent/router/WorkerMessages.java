@@ -124,6 +124,8 @@ abstract class WorkerMessages {
         List<String> before = List.copyOf(s.tools.keySet());
         s.replaceTools(kept, schemas);
         kept.forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+        // A tool nobody offers any more is not known any more (and a worker cannot grow the list without end).
+        state.pruneKnownTools();
         List<String> added = kept.stream().map(ToolDescriptor::name).filter(n -> !before.contains(n)).toList();
         List<String> removed = before.stream().filter(n -> !s.tools.containsKey(n)).toList();
         if (added.isEmpty() && removed.isEmpty()) {
@@ -258,7 +260,7 @@ abstract class WorkerMessages {
         state.offline.remove(s.id);
         m.capabilities().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
         long queued = queue.countQueued(s.id, s.toolNames());
-        c.link.send(new WorkerAck(s.id, queued, settings.heartbeatInterval().toMillis()));
+        c.link.send(new WorkerAck(s.id, queued, settings.heartbeatInterval().toMillis(), c.maxFrameBytes()));
         LOG.log(Level.INFO, "Worker {0} ({1}) online from {2}: {3} tools, {4} slots, {5} queued for it", s.name, s.id,
                 c.link.describe(), s.tools.size(), s.maxConcurrency, queued);
         WorkerInfo info = s.info();
@@ -409,7 +411,8 @@ abstract class WorkerMessages {
                     r.result().map(Object::toString).or(r::error).orElse(""));
         } catch (IllegalTransitionException e) {
             Optional<Task> now = queue.get(r.taskId());
-            if (now.isPresent() && now.get().status().name().equals(r.status().name())) {
+            if (now.isPresent() && now.get().status().name().equals(r.status().name())
+                    && now.get().error().equals(r.error())) {
                 LOG.log(Level.DEBUG, "Ignored a repeated result from {0}: {1}", s.name, e.getMessage());
             } else {
                 // The brain decided first (a timeout, a cancel, a lost lease): its decision stands, but say so.

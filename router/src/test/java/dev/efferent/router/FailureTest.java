@@ -53,13 +53,13 @@ class FailureTest extends RouterFixture {
     void aBrainBackAfterAnOutageLongerThanTheLeaseLetsTheLiveWorkerFinishItsTask() throws InterruptedException {
         String id = runningTaskWhoseLeaseRanOut();
         start(shortLease(), Optional.empty());
-        Thread.sleep(1000);
+        Thread.sleep(2000);
         assertEquals(TaskStatus.RUNNING, status(id), "the lease was expired before the worker could reconnect");
 
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 2, FakeWorker.tool("run_shell", false));
         // Past this brain's first lease: the worker's heartbeats have renewed the task's.
-        Thread.sleep(1500);
+        Thread.sleep(4000);
         assertEquals(TaskStatus.RUNNING, status(id));
         w.complete(id, "done after all");
         Task done = await(id);
@@ -88,7 +88,7 @@ class FailureTest extends RouterFixture {
 
     private static RouterSettings shortLease() {
         return RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
-                .withPollInterval(Duration.ofMillis(100)).withLease(Duration.ofSeconds(2));
+                .withPollInterval(Duration.ofMillis(100)).withLease(Duration.ofSeconds(5));
     }
 
     @Test

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.brain.BearerToken;
+import dev.efferent.brain.Peers;
 import dev.efferent.brain.RefusalLog;
 import dev.efferent.core.channel.Conversation;
 import dev.efferent.core.channel.IncomingMessage;
@@ -111,6 +112,10 @@ public final class ConsoleEndpoint implements WsListener {
         partial.append(text);
         if (partial.length() > MAX_FRAME_CHARS) {
             partial.setLength(0);
+            if (!authenticated) {
+                refusals.warn("Refused a console connection from {0}: a first frame of more than {1} characters",
+                        Peers.of(session), MAX_FRAME_CHARS);
+            }
             session.close(1009, "message too long");
             return;
         }
@@ -131,6 +136,8 @@ public final class ConsoleEndpoint implements WsListener {
             }
         } catch (JsonProcessingException e) {
             if (!authenticated) {
+                refusals.warn("Refused a console connection from {0}: its first frame is not JSON",
+                        Peers.of(session));
                 session.close(1008, "missing or wrong API token");
                 return;
             }
@@ -138,14 +145,6 @@ public final class ConsoleEndpoint implements WsListener {
         }
     }
 
-    private static String peer(WsSession session) {
-        try {
-            var remote = session.socketContext().remotePeer();
-            return remote.host() + ":" + remote.port();
-        } catch (RuntimeException e) {
-            return "an unknown peer";
-        }
-    }
 
     private void authenticate(WsSession session, JsonNode m) {
         if ("auth".equals(m.path("type").asText()) && m.path("token").isTextual()
@@ -156,7 +155,7 @@ public final class ConsoleEndpoint implements WsListener {
             return;
         }
         refusals.warn("Refused a console connection from {0}: missing or wrong API token in its first frame",
-                peer(session));
+                Peers.of(session));
         session.close(1008, "missing or wrong API token");
     }
 

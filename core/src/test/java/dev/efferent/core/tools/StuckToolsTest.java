@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
@@ -160,6 +161,36 @@ class StuckToolsTest {
         runner.handle(dispatch("e2", "echo", 5_000));
         assertEquals(new TaskAccepted("e2"), next(replies));
         assertEquals(ResultStatus.COMPLETED, assertInstanceOf(TaskResult.class, next(replies)).status());
+    }
+
+    @Test
+    void aStopThatComesWhileATaskIsBeingAcceptedCountsThatTask() throws Exception {
+        CountDownLatch starting = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        TaskRunner runner = new TaskRunner(executor, 2, new TaskRunner.Listener() {
+            @Override
+            public void reply(Message message) {
+            }
+
+            @Override
+            public void starting(TaskDispatch dispatch) {
+                starting.countDown();
+                try {
+                    goOn.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+        Thread.ofVirtual().start(() -> runner.handle(dispatch("n1", "nap", 60_000)));
+        assertTrue(starting.await(5, TimeUnit.SECONDS));
+        Thread stop = Thread.ofVirtual().start(runner::drain);
+        stop.join(200);
+        assertTrue(stop.isAlive(), "the stop waits for the accept in progress");
+        goOn.countDown();
+        stop.join(5_000);
+        assertEquals(1, runner.running(), "the task accepted a moment before the stop is waited for, not dropped");
+        runner.handBackAll();
     }
 
     @Test
