@@ -2,13 +2,13 @@
  * Telegram as a chat channel: Bot API long polling ({@code getUpdates}) in, {@code sendMessage} out, only for
  * the chats on the allowlist.
  *
- * @provides dev.efferent.core.channel.ChannelProvider
+ * @provides dev.efferent.channel.spi.ChannelProvider
  */
 module efferent.channel.telegram {
-    requires efferent.core;
+    requires efferent.channel.spi;
     requires java.net.http;
     requires com.fasterxml.jackson.databind;
 
-    provides dev.efferent.core.channel.ChannelProvider
+    provides dev.efferent.channel.spi.ChannelProvider
             with dev.efferent.channel.telegram.TelegramChannelProvider;
 }

@@ -3,10 +3,11 @@
  * executor.
  *
  * @uses dev.efferent.tools.spi.ToolkitProvider
- * @uses dev.efferent.core.channel.ChannelProvider
+ * @uses dev.efferent.channel.spi.ChannelProvider
  */
 module efferent.core {
     requires transitive efferent.tools.spi;
+    requires transitive efferent.channel.spi;
     requires transitive efferent.protocol;
     requires transitive io.helidon.config;
     requires io.helidon.config.yaml;
@@ -21,5 +22,5 @@ module efferent.core {
     exports dev.efferent.core.tools;
 
     uses dev.efferent.tools.spi.ToolkitProvider;
-    uses dev.efferent.core.channel.ChannelProvider;
+    uses dev.efferent.channel.spi.ChannelProvider;
 }

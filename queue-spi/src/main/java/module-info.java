@@ -3,6 +3,8 @@
  * implement ({@link dev.efferent.queue.spi.TaskQueueProvider}). JDK only.
  */
 module efferent.queue.spi {
+    requires transitive efferent.plugin.api;
+
     exports dev.efferent.queue;
     exports dev.efferent.queue.spi;
 }

@@ -5,7 +5,7 @@ import dev.efferent.brain.chat.ChatService;
 import dev.efferent.brain.chat.FreeText;
 import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.brain.console.ConsoleEndpoint;
-import dev.efferent.core.channel.Channel;
+import dev.efferent.channel.spi.Channel;
 import dev.efferent.core.channel.Channels;
 import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.tools.LocalToolExecutor;

@@ -4,6 +4,7 @@ import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.config.Logs;
 import dev.efferent.core.plugin.PluginException;
+import dev.efferent.plugin.SettingsException;
 import io.helidon.config.Config;
 
 import java.nio.file.Path;
@@ -43,7 +44,7 @@ public final class BrainMain {
         } catch (Help e) {
             System.out.print(USAGE);
             System.exit(e.getMessage().isEmpty() ? 0 : fail(e.getMessage()));
-        } catch (ConfigException | PluginException e) {
+        } catch (ConfigException | PluginException | SettingsException e) {
             System.exit(fail(e.getMessage()));
         } catch (RuntimeException e) {
             // Typically the port is taken: say so plainly rather than with a stack trace.

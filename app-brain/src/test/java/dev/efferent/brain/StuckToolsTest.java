@@ -1,6 +1,7 @@
 package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolkitProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -59,6 +60,7 @@ class StuckToolsTest extends BrainFixture {
                 }""");
         Files.writeString(src.resolve("StuckProvider.java"), """
                 package test.stuck;
+                import dev.efferent.plugin.Settings;
                 import dev.efferent.tools.spi.*;
                 import java.util.List;
                 public final class StuckProvider implements ToolkitProvider {
@@ -80,10 +82,12 @@ class StuckToolsTest extends BrainFixture {
                         };
                     }
                 }""".formatted(LET_GO));
-        Path spi = Path.of(ToolkitProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        String spi = Path.of(ToolkitProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                + java.io.File.pathSeparator
+                + Path.of(Settings.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path bin = Path.of(System.getProperty("java.home"), "bin");
         Path classes = plugins.resolve("classes");
-        run(bin.resolve("javac").toString(), "--release", "21", "--module-path", spi.toString(),
+        run(bin.resolve("javac").toString(), "--release", "21", "--module-path", spi,
                 "-d", classes.toString(), plugins.resolve("src/module-info.java").toString(),
                 src.resolve("StuckProvider.java").toString());
         Files.createDirectories(plugins.resolve("dir"));

@@ -4,6 +4,7 @@ import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.config.Logs;
 import dev.efferent.core.plugin.PluginException;
+import dev.efferent.plugin.SettingsException;
 import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
@@ -74,7 +75,7 @@ public final class WorkerMain {
                 executor.close();
             }, "efferent-worker-shutdown"));
             System.exit(worker.run() ? 0 : 1);
-        } catch (ConfigException | PluginException e) {
+        } catch (ConfigException | PluginException | SettingsException e) {
             System.exit(fail(e.getMessage()));
         }
     }

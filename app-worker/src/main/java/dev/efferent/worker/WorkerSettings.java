@@ -4,7 +4,7 @@ import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.config.HomePath;
 import dev.efferent.core.config.Secrets;
-import dev.efferent.tools.spi.ToolException;
+import dev.efferent.plugin.SettingsException;
 import io.helidon.config.Config;
 
 import java.net.InetAddress;
@@ -75,8 +75,8 @@ record WorkerSettings(List<URI> brainUrls,
                     positive(s, "brain-timeout", Duration.ofSeconds(3)),
                     positive(s, "register-timeout", Duration.ofSeconds(10)),
                     s.getDuration("shutdown-grace", Duration.ofSeconds(30)));
-        } catch (ToolException e) {
-            throw new ConfigException("worker." + e.getMessage().replaceFirst("^setting '", "").replaceFirst("'", ""), e);
+        } catch (SettingsException e) {
+            throw new ConfigException(e.getMessage(), e);
         }
     }
 

@@ -3,7 +3,7 @@ package dev.efferent.bench;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.TaskQueue;
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
@@ -111,7 +111,7 @@ final class BenchBrain implements AutoCloseable {
         }
     }
 
-    static QueueSettings none() {
-        return QueueSettings.empty();
+    static Settings none() {
+        return Settings.empty();
     }
 }

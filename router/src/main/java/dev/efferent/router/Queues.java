@@ -1,8 +1,9 @@
 package dev.efferent.router;
 
+import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.plugin.PluginRegistry;
+import dev.efferent.plugin.Settings;
 import dev.efferent.queue.TaskQueue;
-import dev.efferent.queue.spi.QueueSettings;
 import dev.efferent.queue.spi.TaskQueueProvider;
 import io.helidon.config.Config;
 
@@ -35,9 +36,7 @@ public final class Queues {
     public static TaskQueue open(Config config, PluginRegistry<TaskQueueProvider> providers, Clock clock) {
         String name = config.get("queue.provider").asString().orElse(DEFAULT_PROVIDER);
         Config node = config.get("queue").get(name);
-        Config shared = config.get("db");
-        QueueSettings settings = key -> node.get(key).asString().asOptional()
-                .or(() -> shared.get(key).asString().asOptional());
+        Settings settings = new ConfigSettings(node, java.util.Optional.of(config.get("db")));
         return providers.select(name).open(settings, clock);
     }
 }

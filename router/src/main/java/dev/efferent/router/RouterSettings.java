@@ -2,8 +2,8 @@ package dev.efferent.router;
 
 import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigSettings;
+import dev.efferent.plugin.SettingsException;
 import dev.efferent.tools.spi.Placement;
-import dev.efferent.tools.spi.ToolException;
 import io.helidon.config.Config;
 
 import java.time.Duration;
@@ -141,7 +141,7 @@ public record RouterSettings(boolean handsEnabled,
     public static Duration duration(Config config, String key, Duration defaultValue) {
         try {
             return new ConfigSettings(config).getDuration(key, defaultValue);
-        } catch (ToolException e) {
+        } catch (SettingsException e) {
             throw new ConfigException(e.getMessage(), e);
         }
     }

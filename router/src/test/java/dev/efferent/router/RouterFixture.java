@@ -6,7 +6,7 @@ import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 import org.junit.jupiter.api.AfterEach;
 
 import java.time.Clock;
@@ -72,5 +72,5 @@ abstract class RouterFixture {
         return router.task(taskId).orElseThrow().status();
     }
 
-    static final QueueSettings NONE = QueueSettings.empty();
+    static final Settings NONE = Settings.empty();
 }

@@ -49,7 +49,8 @@ class RouterSettingsTest {
         assertEquals("routing.placement.stat must be LOCAL, CLOUD or HYBRID, got 'MARS'", placement.getMessage());
         ConfigException duration = assertThrows(ConfigException.class, () -> RouterSettings.from(ConfigLoader.load(
                 Optional.empty(), Map.of("EFFERENT_HANDS_HEARTBEAT__INTERVAL", "often"), Map.of())));
-        assertEquals("setting 'hands.heartbeat-interval' must be a duration such as 30s, 500ms, 5m or PT30S, got 'often'",
+        assertEquals("setting 'hands.heartbeat-interval' (EFFERENT_HANDS_HEARTBEAT__INTERVAL) must be a duration such "
+                + "as 500ms, 30s, 5m, 1h, 2d or ISO-8601 PT30S, got 'often'",
                 duration.getMessage());
     }
 }

@@ -1,10 +1,10 @@
 package dev.efferent.brain.chat;
 
-import dev.efferent.core.channel.Channel;
-import dev.efferent.core.channel.Conversation;
-import dev.efferent.core.channel.Inbox;
-import dev.efferent.core.channel.IncomingMessage;
-import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.Inbox;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.Task;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterListener;

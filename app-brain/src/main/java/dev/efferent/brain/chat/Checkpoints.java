@@ -1,6 +1,6 @@
 package dev.efferent.brain.chat;
 
-import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;

@@ -1,7 +1,7 @@
 package dev.efferent.brain.chat;
 
-import dev.efferent.core.channel.IncomingMessage;
-import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
 
 import java.util.List;
 

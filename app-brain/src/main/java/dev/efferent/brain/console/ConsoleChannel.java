@@ -4,10 +4,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.brain.Views;
-import dev.efferent.core.channel.Channel;
-import dev.efferent.core.channel.Conversation;
-import dev.efferent.core.channel.Inbox;
-import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.Inbox;
+import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
@@ -93,6 +93,12 @@ public final class ConsoleChannel implements Channel, RouterListener {
             case OutgoingMessage.Progress p -> m.put("kind", "progress").put("taskId", p.taskId()).put("percent", p.percent());
             case OutgoingMessage.Result r -> m.put("kind", "result").put("taskId", r.taskId()).put("ok", r.ok());
             case OutgoingMessage.Image i -> m.put("kind", "image").put("mimeType", i.mimeType()).put("data", i.data());
+            case OutgoingMessage.Streamed s -> m.put("kind", "streamed").put("replyId", s.replyId()).put("done", s.done());
+            case OutgoingMessage.Prompt p -> {
+                m.put("kind", "prompt").put("promptId", p.promptId()).put("question", p.question());
+                var choices = m.putArray("choices");
+                p.choices().forEach(c -> choices.addObject().put("label", c.label()).put("command", c.command()));
+            }
         }
         sessions.forEach((session, id) -> {
             if (id.equals(conversation.id())) {

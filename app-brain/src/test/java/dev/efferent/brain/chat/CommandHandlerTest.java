@@ -1,8 +1,8 @@
 package dev.efferent.brain.chat;
 
-import dev.efferent.core.channel.Conversation;
-import dev.efferent.core.channel.IncomingMessage;
-import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;

@@ -3,11 +3,11 @@ package dev.efferent.channel.telegram;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.core.channel.Channel;
-import dev.efferent.core.channel.Conversation;
-import dev.efferent.core.channel.Inbox;
-import dev.efferent.core.channel.IncomingMessage;
-import dev.efferent.core.channel.OutgoingMessage;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.Inbox;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -112,6 +112,10 @@ final class TelegramChannel implements Channel {
 
     @Override
     public void send(Conversation conversation, OutgoingMessage message) {
+        if (message instanceof OutgoingMessage.Streamed s && !s.done()) {
+            // This channel does not edit messages: a streamed reply goes out whole, once it is done.
+            return;
+        }
         long chat = Long.parseLong(conversation.id());
         String text = message instanceof OutgoingMessage.Image
                 ? message.text() + " (an image: open the web console to see it)" : message.text();

@@ -1,8 +1,8 @@
 package dev.efferent.channel.telegram;
 
-import dev.efferent.core.channel.Channel;
-import dev.efferent.core.channel.ChannelProvider;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.ChannelProvider;
+import dev.efferent.plugin.Settings;
 
 /** Provides the Telegram channel as {@code "telegram"}. */
 public final class TelegramChannelProvider implements ChannelProvider {

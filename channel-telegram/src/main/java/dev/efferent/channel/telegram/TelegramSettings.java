@@ -1,7 +1,7 @@
 package dev.efferent.channel.telegram;
 
-import dev.efferent.tools.spi.Settings;
-import dev.efferent.tools.spi.ToolException;
+import dev.efferent.plugin.Settings;
+import dev.efferent.plugin.SettingsException;
 
 import java.net.URI;
 import java.time.Duration;
@@ -22,17 +22,17 @@ record TelegramSettings(URI baseUrl, String token, Set<Long> allowedChats, Durat
     static TelegramSettings from(Settings s, Map<String, String> env) {
         String token = s.get("bot-token").filter(t -> !t.isBlank())
                 .or(() -> java.util.Optional.ofNullable(env.get("TELEGRAM_BOT_TOKEN")).filter(t -> !t.isBlank()))
-                .orElseThrow(() -> new ToolException("the Telegram channel needs a bot token: set "
+                .orElseThrow(() -> new SettingsException("the Telegram channel needs a bot token: set "
                         + "EFFERENT_CHANNELS_TELEGRAM_BOT__TOKEN (or TELEGRAM_BOT_TOKEN) to the token @BotFather gave you"));
         Set<Long> chats;
         try {
             chats = s.list("allowed-chats").stream().map(Long::parseLong).collect(Collectors.toUnmodifiableSet());
         } catch (NumberFormatException e) {
-            throw new ToolException("channels.telegram.allowed-chats must be numeric chat ids, got "
+            throw new SettingsException("channels.telegram.allowed-chats must be numeric chat ids, got "
                     + s.list("allowed-chats"));
         }
         if (chats.isEmpty()) {
-            throw new ToolException("channels.telegram.allowed-chats is empty: list the chat ids the assistant may "
+            throw new SettingsException("channels.telegram.allowed-chats is empty: list the chat ids the assistant may "
                     + "talk to (a stranger's message is refused and logged with its chat id)");
         }
         String base = s.get("base-url").orElse("https://api.telegram.org").replaceAll("/+$", "");
@@ -40,7 +40,7 @@ record TelegramSettings(URI baseUrl, String token, Set<Long> allowedChats, Durat
         try {
             uri = URI.create(base);
         } catch (IllegalArgumentException e) {
-            throw new ToolException("channels.telegram.base-url is not a URL: '" + base + "'");
+            throw new SettingsException("channels.telegram.base-url is not a URL: '" + base + "'");
         }
         return new TelegramSettings(uri, token, chats, s.getDuration("poll-timeout", Duration.ofSeconds(25)));
     }

@@ -1,7 +1,7 @@
 package dev.efferent.channel.telegram;
 
-import dev.efferent.tools.spi.Settings;
-import dev.efferent.tools.spi.ToolException;
+import dev.efferent.plugin.Settings;
+import dev.efferent.plugin.SettingsException;
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
@@ -29,12 +29,12 @@ class TelegramSettingsTest {
 
     @Test
     void missingTokenOrAllowlistSaysWhatToSet() {
-        assertTrue(assertThrows(ToolException.class, () -> TelegramSettings.from(settings(Map.of("allowed-chats", "1")),
+        assertTrue(assertThrows(SettingsException.class, () -> TelegramSettings.from(settings(Map.of("allowed-chats", "1")),
                 Map.of())).getMessage().startsWith("the Telegram channel needs a bot token"));
-        assertTrue(assertThrows(ToolException.class, () -> TelegramSettings.from(settings(Map.of("bot-token", "t")),
+        assertTrue(assertThrows(SettingsException.class, () -> TelegramSettings.from(settings(Map.of("bot-token", "t")),
                 Map.of())).getMessage().startsWith("channels.telegram.allowed-chats is empty"));
         assertEquals("channels.telegram.allowed-chats must be numeric chat ids, got [me]",
-                assertThrows(ToolException.class, () -> TelegramSettings.from(settings(Map.of("bot-token", "t",
+                assertThrows(SettingsException.class, () -> TelegramSettings.from(settings(Map.of("bot-token", "t",
                         "allowed-chats", "me")), Map.of())).getMessage());
     }
 }

@@ -1,5 +1,7 @@
 package dev.efferent.core.channel;
 
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.ChannelProvider;
 import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.plugin.PluginException;
 import dev.efferent.core.plugin.PluginLayers;

@@ -1,28 +1,51 @@
 package dev.efferent.core.config;
 
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import io.helidon.config.Config;
 
 import java.util.List;
 import java.util.Optional;
 
-/** Adapts a Helidon {@link Config} node to the SPIs' {@link Settings} view. */
+/**
+ * Adapts a Helidon {@link Config} node to the SPIs' {@link Settings} view, naming each setting to users by its
+ * full key and environment variable.
+ */
 public final class ConfigSettings implements Settings {
     private final Config node;
+    private final Optional<Config> fallback;
 
     /** Settings read from {@code node}; keys are relative to it. */
     public ConfigSettings(Config node) {
+        this(node, Optional.empty());
+    }
+
+    /** Settings read from {@code node}, else from {@code fallback} (e.g. {@code db.*} for a queue's keys). */
+    public ConfigSettings(Config node, Optional<Config> fallback) {
         this.node = node;
+        this.fallback = fallback;
     }
 
     @Override
     public Optional<String> get(String key) {
+        return value(node, key).or(() -> fallback.flatMap(f -> value(f, key)));
+    }
+
+    private static Optional<String> value(Config node, String key) {
         Config value = node.get(key);
         if (value.isLeaf()) {
             return value.asString().asOptional();
         }
         // A YAML list read as one value: join it, so list() splits it back.
         return value.asList(String.class).asOptional().map(l -> String.join(",", l));
+    }
+
+    /** {@code 'tools.fs.max-read-bytes' (EFFERENT_TOOLS_FS_MAX__READ__BYTES)}. */
+    @Override
+    public String describe(String key) {
+        String prefix = node.key().toString();
+        String full = prefix.isEmpty() ? key : prefix + "." + key;
+        return "'" + full + "' (" + ConfigLoader.ENV_PREFIX
+                + full.toUpperCase(java.util.Locale.ROOT).replace("-", "__").replace(".", "_") + ")";
     }
 
     @Override

@@ -13,7 +13,7 @@ import dev.efferent.core.plugin.PluginException;
 import dev.efferent.core.plugin.PluginInfo;
 import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.plugin.PluginRegistry;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.Tool;
 import dev.efferent.tools.spi.ToolSpec;
 import dev.efferent.tools.spi.Toolkit;

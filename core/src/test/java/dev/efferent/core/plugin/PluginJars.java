@@ -23,8 +23,12 @@ final class PluginJars {
 
     /** Where the tools SPI module is, for compiling against it. */
     static Path spi() {
+        return location("efferent.tools.spi");
+    }
+
+    private static Path location(String module) {
         return Path.of(ToolkitProvider.class.getModule().getLayer().configuration()
-                .findModule("efferent.tools.spi").orElseThrow().reference().location().orElseThrow());
+                .findModule(module).orElseThrow().reference().location().orElseThrow());
     }
 
     /**
@@ -45,8 +49,11 @@ final class PluginJars {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         List<String> args = new ArrayList<>(List.of("--release", "21", "-d", classes.toString()));
         if (!modulePath.isEmpty()) {
+            // The tools SPI brings the settings module (efferent.plugin.api) with it.
+            List<Path> path = new java.util.ArrayList<>(modulePath);
+            path.add(location("efferent.plugin.api"));
             args.add("--module-path");
-            args.add(String.join(java.io.File.pathSeparator, modulePath.stream().map(Path::toString).toList()));
+            args.add(String.join(java.io.File.pathSeparator, path.stream().map(Path::toString).toList()));
         }
         args.addAll(files);
         ByteArrayOutputStream errors = new ByteArrayOutputStream();
@@ -77,6 +84,7 @@ final class PluginJars {
                         + "dev.efferent.tools.spi.ToolkitProvider with " + pkg + ".Provider; }",
                 pkg.replace('.', '/') + "/Provider.java", """
                         package %1$s;
+                        import dev.efferent.plugin.Settings;
                         import dev.efferent.tools.spi.*;
                         import java.util.List;
                         public final class Provider implements ToolkitProvider {

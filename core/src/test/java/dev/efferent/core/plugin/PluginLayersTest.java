@@ -1,7 +1,7 @@
 package dev.efferent.core.plugin;
 
 import dev.efferent.core.tools.ToolCatalog;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolkitProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -3,7 +3,7 @@ package dev.efferent.core.tools;
 import dev.efferent.core.config.ConfigException;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.plugin.PluginRegistry;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.Toolkit;
 import dev.efferent.tools.spi.ToolkitProvider;
 import io.helidon.config.Config;

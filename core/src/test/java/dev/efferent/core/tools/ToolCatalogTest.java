@@ -2,7 +2,7 @@ package dev.efferent.core.tools;
 
 import dev.efferent.core.plugin.PluginException;
 import dev.efferent.core.plugin.PluginRegistry;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolException;
 import dev.efferent.tools.spi.ToolResult;
 import dev.efferent.tools.spi.Tool;

@@ -1,6 +1,6 @@
 package com.example.hello;
 
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.Tool;
 import dev.efferent.tools.spi.ToolContext;
 import dev.efferent.tools.spi.ToolHints;

@@ -1,7 +1,7 @@
 package dev.efferent.queue.memory;
 
 import dev.efferent.queue.TaskQueue;
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.queue.spi.RetryBackoff;
 import dev.efferent.queue.spi.TaskQueueProvider;
 
@@ -20,7 +20,7 @@ public final class MemoryQueueProvider implements TaskQueueProvider {
     }
 
     @Override
-    public TaskQueue open(QueueSettings settings, Clock clock) {
+    public TaskQueue open(Settings settings, Clock clock) {
         return new MemoryTaskQueue(clock, RetryBackoff.from(settings));
     }
 }

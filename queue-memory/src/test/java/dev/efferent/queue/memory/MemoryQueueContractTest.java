@@ -2,7 +2,7 @@ package dev.efferent.queue.memory;
 
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.contract.TaskQueueContract;
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 
 import java.time.Clock;
 
@@ -10,6 +10,6 @@ import java.time.Clock;
 class MemoryQueueContractTest extends TaskQueueContract {
     @Override
     protected TaskQueue openQueue(Clock clock) {
-        return new MemoryQueueProvider().open(QueueSettings.empty(), clock);
+        return new MemoryQueueProvider().open(Settings.empty(), clock);
     }
 }

@@ -1,7 +1,7 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.QueueException;
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.queue.spi.RetryBackoff;
 
 import java.time.Duration;
@@ -38,7 +38,7 @@ record PgSettings(String url, String user, String password, String schema, int p
         }
     }
 
-    static PgSettings from(QueueSettings s) {
+    static PgSettings from(Settings s) {
         return new PgSettings(
                 s.get("url").orElse("jdbc:postgresql://127.0.0.1:5432/efferent"),
                 s.get("user").orElse("postgres"),

@@ -1,7 +1,7 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.TaskQueue;
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.queue.spi.TaskQueueProvider;
 
 import java.time.Clock;
@@ -19,7 +19,7 @@ public final class PostgresQueueProvider implements TaskQueueProvider {
     }
 
     @Override
-    public TaskQueue open(QueueSettings settings, Clock clock) {
+    public TaskQueue open(Settings settings, Clock clock) {
         return PostgresTaskQueue.open(PgSettings.from(settings), clock);
     }
 }

@@ -1,6 +1,6 @@
 package dev.efferent.queue.postgres;
 
-import dev.efferent.queue.spi.QueueSettings;
+import dev.efferent.plugin.Settings;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -23,7 +23,7 @@ final class TestDatabase implements AutoCloseable {
 
     final String schema = "efferent_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
-    QueueSettings settings(Map<String, String> extra) {
+    Settings settings(Map<String, String> extra) {
         Map<String, String> values = new java.util.HashMap<>(Map.of("url", URL, "user", USER, "password", PASSWORD,
                 "schema", schema));
         values.putAll(extra);

@@ -1,5 +1,6 @@
 package dev.efferent.queue.spi;
 
+import dev.efferent.plugin.Settings;
 import dev.efferent.queue.QueueException;
 
 import java.time.Duration;
@@ -20,7 +21,7 @@ public record RetryBackoff(Duration initial, Duration max) {
     }
 
     /** The backoff a provider's settings ask for. */
-    public static RetryBackoff from(QueueSettings settings) {
+    public static RetryBackoff from(Settings settings) {
         return new RetryBackoff(settings.getDuration("retry-backoff", Duration.ofSeconds(1)),
                 settings.getDuration("retry-backoff-max", Duration.ofMinutes(5)));
     }

@@ -1,5 +1,6 @@
 package dev.efferent.queue.spi;
 
+import dev.efferent.plugin.Settings;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.TaskQueue;
 
@@ -22,5 +23,5 @@ public interface TaskQueueProvider {
      * @return the queue, never null
      * @throws QueueException naming the bad setting
      */
-    TaskQueue open(QueueSettings settings, Clock clock);
+    TaskQueue open(Settings settings, Clock clock);
 }

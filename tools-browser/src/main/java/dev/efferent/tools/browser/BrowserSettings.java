@@ -1,6 +1,6 @@
 package dev.efferent.tools.browser;
 
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 
 import java.nio.file.Path;
 import java.time.Duration;

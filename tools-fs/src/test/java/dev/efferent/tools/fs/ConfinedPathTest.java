@@ -1,7 +1,7 @@
 package dev.efferent.tools.fs;
 
 import dev.efferent.tools.spi.AllowedRoots;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,7 @@ import dev.efferent.core.tools.ToolCall;
 import dev.efferent.core.tools.ToolCatalog;
 import dev.efferent.core.tools.ToolOutcome;
 import dev.efferent.tools.spi.AllowedRoots;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolResult;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

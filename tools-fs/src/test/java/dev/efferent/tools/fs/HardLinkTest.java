@@ -1,6 +1,6 @@
 package dev.efferent.tools.fs;
 
-import dev.efferent.tools.spi.ToolException;
+import dev.efferent.plugin.SettingsException;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -64,7 +64,7 @@ class HardLinkTest extends FsToolsTest {
 
     @Test
     void aBadSettingIsNamed() {
-        ToolException e = assertThrows(ToolException.class,
+        SettingsException e = assertThrows(SettingsException.class,
                 () -> FsLimits.from(key -> "allow-hardlinks".equals(key) ? Optional.of("yes") : Optional.empty()));
         assertEquals("setting 'allow-hardlinks' must be true or false, got 'yes'", e.getMessage());
     }

@@ -8,7 +8,7 @@ import dev.efferent.core.tools.ToolCatalog;
 import dev.efferent.core.tools.ToolExecution;
 import dev.efferent.core.tools.ToolOutcome;
 import dev.efferent.tools.spi.AllowedRoots;
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.Tool;
 import dev.efferent.tools.spi.ToolException;
 import dev.efferent.tools.spi.ToolResult;

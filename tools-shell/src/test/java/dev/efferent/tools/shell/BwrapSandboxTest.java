@@ -121,7 +121,7 @@ class BwrapSandboxTest {
 
     @Test
     void bubblewrapIsTheDefaultAndTheModelIsToldWhatItForbids() {
-        String description = new ShellToolkitProvider().create(dev.efferent.tools.spi.Settings.empty()).tools()
+        String description = new ShellToolkitProvider().create(dev.efferent.plugin.Settings.empty()).tools()
                 .getFirst().spec().description();
         assertTrue(description.endsWith(" Commands run in a sandbox: the file system is read-only except the roots "
                 + "and a private, empty /tmp; there is no network; at most 256 processes."), description);

@@ -1,5 +1,7 @@
 package dev.efferent.tools.spi;
 
+import dev.efferent.plugin.Settings;
+
 /**
  * Creates a {@link Toolkit}. Found by {@link java.util.ServiceLoader}: declare it with
  * {@code provides dev.efferent.tools.spi.ToolkitProvider with ...} in the plugin's {@code module-info}.

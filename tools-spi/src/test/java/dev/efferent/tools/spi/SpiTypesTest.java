@@ -6,10 +6,8 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,23 +37,6 @@ class SpiTypesTest {
         assertEquals("missing required param 'name'",
                 assertThrows(ToolException.class, () -> params.string("name")).getMessage());
         assertEquals(7, new ToolParams(Map.of("n", 7L)).integer("n", 0));
-    }
-
-    @Test
-    void settingsParseTheCommonTypes() {
-        Settings s = key -> Optional.ofNullable(Map.of("t", "30s", "ms", "500ms", "iso", "PT2M", "b", "TRUE",
-                "n", "12", "list", "a, b,,c", "bad", "soon").get(key));
-        assertEquals(Duration.ofSeconds(30), s.getDuration("t", Duration.ZERO));
-        assertEquals(Duration.ofMillis(500), s.getDuration("ms", Duration.ZERO));
-        assertEquals(Duration.ofMinutes(2), s.getDuration("iso", Duration.ZERO));
-        assertEquals(Duration.ofHours(1), s.getDuration("absent", Duration.ofHours(1)));
-        assertEquals(true, s.getBoolean("b", false));
-        assertEquals(12, s.getLong("n", 0));
-        assertEquals(List.of("a", "b", "c"), s.list("list"));
-        assertEquals("setting 'bad' must be a duration such as 30s, 500ms, 5m or PT30S, got 'soon'",
-                assertThrows(ToolException.class, () -> s.getDuration("bad", Duration.ZERO)).getMessage());
-        assertEquals("setting 'bad' must be a whole number, got 'soon'",
-                assertThrows(ToolException.class, () -> s.getLong("bad", 0)).getMessage());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.efferent.core.channel;
+package dev.efferent.channel.spi;
 
 /**
  * A chat service as the assistant sees it: it delivers incoming text to an {@link Inbox} and sends messages to

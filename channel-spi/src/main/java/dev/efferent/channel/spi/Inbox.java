@@ -1,4 +1,4 @@
-package dev.efferent.core.channel;
+package dev.efferent.channel.spi;
 
 /** Where a channel delivers what people write. Thread-safe; returns quickly (replies are sent later). */
 @FunctionalInterface

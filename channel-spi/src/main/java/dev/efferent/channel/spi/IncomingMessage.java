@@ -1,4 +1,4 @@
-package dev.efferent.core.channel;
+package dev.efferent.channel.spi;
 
 import java.util.Objects;
 

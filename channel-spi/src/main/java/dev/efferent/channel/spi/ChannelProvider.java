@@ -1,10 +1,10 @@
-package dev.efferent.core.channel;
+package dev.efferent.channel.spi;
 
-import dev.efferent.tools.spi.Settings;
+import dev.efferent.plugin.Settings;
 
 /**
  * Creates a {@link Channel}. Found by {@link java.util.ServiceLoader}: declare it with
- * {@code provides dev.efferent.core.channel.ChannelProvider with ...}. A channel runs when the brain's
+ * {@code provides dev.efferent.channel.spi.ChannelProvider with ...}. A channel runs when the brain's
  * configuration sets {@code channels.<name>.enabled: true}.
  */
 public interface ChannelProvider {
@@ -17,7 +17,7 @@ public interface ChannelProvider {
      *
      * @param settings {@code channels.<name>.*}
      * @return the channel, not yet started
-     * @throws dev.efferent.tools.spi.ToolException naming the key, for a missing or bad setting
+     * @throws dev.efferent.plugin.SettingsException naming the key, for a missing or bad setting
      */
     Channel create(Settings settings);
 }

@@ -1,0 +1,43 @@
+package dev.efferent.core.config;
+
+import dev.efferent.plugin.SettingsException;
+import io.helidon.config.Config;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+class ConfigSettingsTest {
+
+    @Test
+    void everyPluginReadsDurationsTheSameWay() {
+        Config config = ConfigLoader.load(Optional.empty(), Map.of("queue.postgres.connect-timeout", "2s",
+                "tools.shell.default-timeout", "PT30S"), Map.of(), Map.of());
+        assertEquals(Duration.ofSeconds(2), new ConfigSettings(config.get("queue.postgres"))
+                .getDuration("connect-timeout", Duration.ZERO));
+        assertEquals(Duration.ofSeconds(30), new ConfigSettings(config.get("tools.shell"))
+                .getDuration("default-timeout", Duration.ZERO));
+    }
+
+    @Test
+    void aBadValueNamesTheFullKeyItsVariableAndTheFormsAccepted() {
+        Config config = ConfigLoader.load(Optional.empty(), Map.of(),
+                Map.of("EFFERENT_QUEUE_POSTGRES_CONNECT__TIMEOUT", "soon"), Map.of());
+        SettingsException e = assertThrows(SettingsException.class, () -> new ConfigSettings(config.get("queue.postgres"))
+                .getDuration("connect-timeout", Duration.ZERO));
+        assertEquals("setting 'queue.postgres.connect-timeout' (EFFERENT_QUEUE_POSTGRES_CONNECT__TIMEOUT) must be a "
+                + "duration such as 500ms, 30s, 5m, 1h, 2d or ISO-8601 PT30S, got 'soon'", e.getMessage());
+    }
+
+    @Test
+    void aMissingKeyFallsBackToTheSharedNode() {
+        Config config = ConfigLoader.load(Optional.empty(), Map.of("db.url", "jdbc:postgresql://db/x"), Map.of(),
+                Map.of());
+        assertEquals(Optional.of("jdbc:postgresql://db/x"),
+                new ConfigSettings(config.get("queue.postgres"), Optional.of(config.get("db"))).get("url"));
+    }
+}
