@@ -14,10 +14,15 @@ import java.util.Set;
 public interface TaskQueue extends AutoCloseable {
 
     /**
-     * Adds a task as {@link TaskStatus#QUEUED}. With an idempotency key already used, returns the task that
-     * key created instead (whatever its status) and adds nothing.
+     * Adds a task as {@link TaskStatus#QUEUED}, and says whether it did: with an idempotency key already used, it
+     * returns the task that key created instead (whatever its status), adds nothing, and says so.
      */
-    Task enqueue(NewTask task);
+    Enqueued add(NewTask task);
+
+    /** {@link #add}, for a caller that needs only the task. */
+    default Task enqueue(NewTask task) {
+        return add(task).task();
+    }
 
     /**
      * Adds many tasks at once; providers may do it in one transaction. Returns them in order.

@@ -8,12 +8,14 @@ import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.tools.spi.Placement;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.function.BiFunction;
@@ -82,8 +85,9 @@ final class Dispatcher extends WorkerMessages {
         target.ifPresent(spec::targetWorker);
         request.requester().ifPresent(spec::requester);
         request.idempotencyKey().ifPresent(spec::idempotencyKey);
-        Task task = queue.enqueue(spec.build());
-        if (task.status() != TaskStatus.QUEUED || !task.createdAt().equals(task.updatedAt())) {
+        Enqueued enqueued = queue.add(spec.build());
+        Task task = enqueued.task();
+        if (!enqueued.created()) {
             return new Submission(task, false, "This request was already submitted as task " + task.id() + ".");
         }
         List<WorkerSession> candidates = candidates(task, request.requester());
@@ -156,6 +160,20 @@ final class Dispatcher extends WorkerMessages {
         return future;
     }
 
+    /**
+     * The tools {@code s} may claim tasks of: all of its own, except that the brain leaves a HYBRID tool to the
+     * workers while one that offers it is online (a worker preferred; the brain when none is there).
+     */
+    private Set<String> claimable(WorkerSession s) {
+        if (!s.local || !settings.handsEnabled()) {
+            return s.toolNames();
+        }
+        Set<String> tools = new java.util.HashSet<>(s.toolNames());
+        tools.removeIf(name -> Placement.HYBRID.name().equals(s.tools.get(name).placement())
+                && state.sessions.values().stream().anyMatch(w -> !w.local && w.online && w.tools.containsKey(name)));
+        return tools;
+    }
+
     /** Claims work for the worker's free slots and dispatches it. */
     @Override
     void pump(WorkerSession s) {
@@ -163,9 +181,13 @@ final class Dispatcher extends WorkerMessages {
         if (free == 0 || s.tools.isEmpty()) {
             return;
         }
+        Set<String> tools = claimable(s);
+        if (tools.isEmpty()) {
+            return;
+        }
         List<Task> claimed;
         try {
-            claimed = queue.claim(new ClaimRequest(s.id, s.toolNames(), free, settings.lease()));
+            claimed = queue.claim(new ClaimRequest(s.id, tools, free, settings.lease()));
         } catch (QueueException e) {
             LOG.log(Level.WARNING, "Could not claim tasks for worker " + s.name, e);
             return;

@@ -13,6 +13,7 @@ import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.tools.spi.Placement;
 
 import java.lang.System.Logger.Level;
 import java.net.InetAddress;
@@ -273,8 +274,9 @@ public final class Router implements AutoCloseable {
         all.forEach(d -> state.knownTools.put(d.name(), d));
         state.localTools = Optional.of(executor);
         executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
+        // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatcher).
         List<ToolDescriptor> runsHere = settings.handsEnabled()
-                ? all.stream().filter(d -> "CLOUD".equals(d.placement())).toList() : all;
+                ? all.stream().filter(d -> !Placement.LOCAL.name().equals(d.placement())).toList() : all;
         InProcessWorker link = new InProcessWorker();
         Connection connection = new Connection(this, link, true, codec, clock);
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));

@@ -90,6 +90,24 @@ class RoutingTest extends RouterFixture {
     }
 
     @Test
+    void aHybridToolRunsOnAWorkerThatHasItElseInTheBrain() throws InterruptedException {
+        start(new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3, java.time.Duration.ofSeconds(30),
+                java.time.Duration.ofMillis(100), Map.of("echo", Placement.HYBRID), java.time.Duration.ofDays(7),
+                java.time.Duration.ofSeconds(3), java.time.Duration.ofDays(7)), Optional.of(localTools()));
+        Task inBrain = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"here\"}"))).task().id());
+        assertEquals(TaskStatus.COMPLETED, inBrain.status(), "no worker has it: the brain runs it");
+
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("echo", true));
+        String id = router.submit(TaskRequest.of("echo", params("{\"text\":\"there\"}"))).task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        assertEquals(id, d.taskId(), "a worker that has it is preferred");
+        w.accept(d);
+        w.complete(d, "echo there, from the laptop");
+        assertTrue(await(id).result().orElseThrow().contains("from the laptop"));
+    }
+
+    @Test
     void placementOverrideFromConfigurationWins() {
         RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3,
                 java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),

@@ -1,6 +1,7 @@
 package dev.efferent.queue.contract;
 
 import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.QueueException;
@@ -287,6 +288,17 @@ public abstract class TaskQueueContract {
         Task again = queue.enqueue(NewTask.builder("t", "{}").idempotencyKey("k-1").build());
         assertEquals(first.id(), again.id());
         assertEquals(TaskStatus.COMPLETED, again.status());
+    }
+
+    @Test
+    void addSaysWhetherItCreatedTheTask() {
+        Enqueued first = queue.add(NewTask.builder("t", "{}").idempotencyKey("k-9").build());
+        assertTrue(first.created());
+        Enqueued again = queue.add(NewTask.builder("t", "{\"n\":2}").idempotencyKey("k-9").build());
+        assertFalse(again.created(), "the idempotency key matched: nothing was created");
+        assertEquals(first.task().id(), again.task().id());
+        assertTrue(queue.add(NewTask.builder("t", "{}").build()).created());
+        assertEquals(2, queue.countQueued());
     }
 
     @Test

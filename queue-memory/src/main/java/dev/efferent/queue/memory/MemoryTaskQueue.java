@@ -1,6 +1,7 @@
 package dev.efferent.queue.memory;
 
 import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.QueueException;
@@ -53,12 +54,12 @@ final class MemoryTaskQueue implements TaskQueue {
     }
 
     @Override
-    public synchronized Task enqueue(NewTask spec) {
+    public synchronized Enqueued add(NewTask spec) {
         checkOpen();
         if (spec.idempotencyKey().isPresent()) {
             String existing = idsByKey.get(spec.idempotencyKey().get());
             if (existing != null && tasks.containsKey(existing)) {
-                return tasks.get(existing).task;
+                return new Enqueued(tasks.get(existing).task, false);
             }
         }
         Instant now = clock.instant();
@@ -70,7 +71,7 @@ final class MemoryTaskQueue implements TaskQueue {
         tasks.put(task.id(), entry);
         spec.idempotencyKey().ifPresent(key -> idsByKey.put(key, task.id()));
         index(entry, now);
-        return task;
+        return new Enqueued(task, true);
     }
 
     @Override

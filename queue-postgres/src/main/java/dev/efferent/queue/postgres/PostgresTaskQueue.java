@@ -1,6 +1,7 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.QueueEvents;
@@ -66,7 +67,7 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     @Override
-    public Task enqueue(NewTask spec) {
+    public Enqueued add(NewTask spec) {
         Instant now = clock.instant();
         // One statement in autocommit: the insert and its notice, without BEGIN and COMMIT round trips.
         Optional<DbRow> inserted = db.run("enqueue a task", ex -> ex.get("WITH i AS (INSERT INTO " + t
@@ -78,12 +79,12 @@ final class PostgresTaskQueue implements TaskQueue {
                 at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
                 spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now), settings.channel()));
         if (inserted.isPresent()) {
-            return TaskRows.task(inserted.get());
+            return new Enqueued(TaskRows.task(inserted.get()), true);
         }
         String key = spec.idempotencyKey().orElseThrow();
         return db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
-                .map(TaskRows::task).orElseThrow(() -> new QueueException("task with idempotency key '" + key
-                        + "' vanished while being enqueued; try again"));
+                .map(row -> new Enqueued(TaskRows.task(row), false)).orElseThrow(() -> new QueueException(
+                        "task with idempotency key '" + key + "' vanished while being enqueued; try again"));
     }
 
     @Override

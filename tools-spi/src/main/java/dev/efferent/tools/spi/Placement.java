@@ -6,6 +6,9 @@ public enum Placement {
     LOCAL,
     /** Needs nothing of the user's machine: runs in the brain. */
     CLOUD,
-    /** Runs anywhere; a worker is preferred when one is online. */
+    /**
+     * Runs anywhere: on an online worker that offers it, else in the brain (with hands enabled; without, in the
+     * brain like every tool).
+     */
     HYBRID
 }
