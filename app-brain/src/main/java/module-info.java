@@ -3,6 +3,7 @@
  * tool call. Serves the web console at {@code /}, {@code /ws/console}, {@code /ws/worker}, the REST API under
  * {@code /api/v1}, and {@code /observe/health} and {@code /observe/metrics}.
  */
+@SuppressWarnings("module") // efferent.bench is built after this module
 module efferent.brain {
     requires efferent.router;
     requires efferent.core;
@@ -15,4 +16,7 @@ module efferent.brain {
     requires io.helidon.health;
     requires io.helidon.common.socket;
     requires io.helidon.metrics.api;
+
+    // The benchmarks measure the real worker socket (WorkerSocketFeature), not a copy of it.
+    exports dev.efferent.brain to efferent.bench;
 }

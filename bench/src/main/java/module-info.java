@@ -3,6 +3,7 @@
  */
 module efferent.bench {
     requires efferent.router;
+    requires efferent.brain;
     requires io.helidon.webserver;
     requires io.helidon.webserver.websocket;
     requires io.helidon.webclient.api;

@@ -117,7 +117,7 @@ final class ApiService implements HttpService {
         if (wait.isPresent() && !task.status().isFinished()) {
             task = await(task, wait.get());
         }
-        ObjectNode view = views.task(task, names());
+        ObjectNode view = views.task(task, names(), router.progress(task.id()));
         view.put("message", submission.message());
         view.put("offline", submission.offline());
         send(res, task.status().isFinished() && wait.isPresent() ? Status.OK_200 : Status.ACCEPTED_202, view);
@@ -156,7 +156,7 @@ final class ApiService implements HttpService {
         }
         Function<String, String> names = names();
         ArrayNode tasks = json.createArrayNode();
-        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names)));
+        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names, router.progress(t.id()))));
         ObjectNode out = json.createObjectNode();
         out.set("tasks", tasks);
         send(res, Status.OK_200, out);
@@ -169,7 +169,7 @@ final class ApiService implements HttpService {
             send(res, Status.NOT_FOUND_404, views.error(404, "no task with id '" + id + "'"));
             return;
         }
-        ObjectNode view = views.task(task.get(), names());
+        ObjectNode view = views.task(task.get(), names(), router.progress(task.get().id()));
         router.waitingReason(id).ifPresent(why -> view.put("waiting", why));
         send(res, Status.OK_200, view);
     }

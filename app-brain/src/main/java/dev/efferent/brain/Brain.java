@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.brain.chat.ChatService;
 import dev.efferent.brain.chat.FreeText;
 import dev.efferent.brain.console.ConsoleChannel;
-import dev.efferent.brain.console.ConsoleEndpoint;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.core.channel.Channels;
 import dev.efferent.core.plugin.PluginLayers;
@@ -19,20 +18,17 @@ import io.helidon.common.socket.SocketOptions;
 import io.helidon.config.Config;
 import io.helidon.health.HealthCheckResponse;
 import io.helidon.health.HealthCheckType;
-import io.helidon.http.HeaderNames;
-import io.helidon.http.HeaderValues;
-import io.helidon.http.Status;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.observe.ObserveFeature;
 import io.helidon.webserver.observe.health.HealthObserver;
 import io.helidon.webserver.observe.metrics.MetricsObserver;
-import io.helidon.webserver.staticcontent.StaticContentService;
 import io.helidon.webserver.websocket.WsConfig;
 import io.helidon.webserver.websocket.WsRouting;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -78,7 +74,7 @@ final class Brain implements AutoCloseable {
             chat = new ChatService(router, FreeText.COMMANDS_ONLY,
                     config.get("chat.max-result-chars").asInt().orElse(1500),
                     RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
-            ConsoleChannel console = new ConsoleChannel(router, chat.progress());
+            ConsoleChannel console = new ConsoleChannel(router);
             chat.add(console);
             for (Channel channel : Channels.create(config, Channels.providers(plugins,
                     PluginLayers.failOnError(config)).build())) {
@@ -119,6 +115,10 @@ final class Brain implements AutoCloseable {
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
         Views views = new Views(json);
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
+        // In order: the console's "/" takes whatever the others leave.
+        List<BrainFeature> features = List.of(new ApiFeature(router, apiToken, json),
+                new WorkerSocketFeature(router, workerSecret, codec, guard, views, routing.handsEnabled()),
+                new ConsoleFeature(console, apiToken, guard, views));
         var builder = WebServer.builder()
                 .host(settings.host())
                 .port(settings.port())
@@ -136,42 +136,12 @@ final class Brain implements AutoCloseable {
                                 .build())
                         .addObserver(MetricsObserver.create())
                         .build())
-                .routing(r -> r
-                        .addFilter(guard)
-                        .register("/api/v1", new ApiService(router, apiToken, json))
-                        .get("/ws/worker", (req, res) -> {
-                            // Reached only when the WebSocket upgrade was refused or not asked for.
-                            Status status = routing.handsEnabled() ? Status.UNAUTHORIZED_401 : Status.NOT_FOUND_404;
-                            guard.refusals().warn("Refused a worker connection from {0}: {1}", Peers.of(req),
-                                    routing.handsEnabled() ? "missing or wrong worker secret" : "hands are not enabled");
-                            String message = routing.handsEnabled()
-                                    ? "a worker must open a WebSocket here with 'Authorization: Bearer <worker.secret>'"
-                                    : "this brain runs in single-machine mode (hands.enabled=false); workers cannot connect";
-                            res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
-                                    .send(views.error(status.code(), message).toString());
-                        })
-                        .get("/ws/console", (req, res) -> {
-                            // Reached only when the upgrade was refused (a wrong token) or not asked for.
-                            Status status = req.headers().contains(HeaderNames.AUTHORIZATION)
-                                    ? Status.UNAUTHORIZED_401 : Status.BAD_REQUEST_400;
-                            if (status == Status.UNAUTHORIZED_401) {
-                                guard.refusals().warn("Refused a console connection from {0}: wrong API token",
-                                        Peers.of(req));
-                            }
-                            res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
-                                    .send(views.error(status.code(), status == Status.UNAUTHORIZED_401
-                                            ? "wrong API token" : "open a WebSocket here and send "
-                                            + "'Authorization: Bearer <token>' or {\"type\": \"auth\", \"token\": "
-                                            + "\"…\"} as the first frame").toString());
-                        })
-                        .register("/", StaticContentService.builder("web-console", Brain.class.getClassLoader())
-                                .welcomeFileName("index.html")
-                                .build()));
-        WsRouting.Builder sockets = WsRouting.builder()
-                .endpoint("/ws/console", () -> new ConsoleEndpoint(console, apiToken, guard::refusal, guard.refusals()));
-        if (routing.handsEnabled()) {
-            sockets.endpoint("/ws/worker", () -> new WorkerEndpoint(router, workerSecret, codec, guard));
-        }
+                .routing(r -> {
+                    r.addFilter(guard);
+                    features.forEach(f -> f.http(r));
+                });
+        WsRouting.Builder sockets = WsRouting.builder();
+        features.forEach(f -> f.sockets(sockets));
         // A frame whose header announces more than the limit is refused from the header, unread: the WebSocket
         // layer closes the link with 1009 (it gives no way to answer with an error frame first). Conforming peers
         // never send one; a message in fragments gets frame_too_large at its first fragment over (WorkerEndpoint).

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
+import dev.efferent.router.Progress;
 import dev.efferent.router.ToolInfo;
+import dev.efferent.router.Progress;
 import dev.efferent.router.WorkerInfo;
 
 import java.util.Locale;
@@ -23,6 +25,14 @@ public final class Views {
     }
 
     /** A task; {@code workerName} turns worker ids into the names users know. */
+    /** {@link #task(Task, Function)}, with the last progress of a running task. */
+    public ObjectNode task(Task t, Function<String, String> workerName, java.util.Optional<Progress> progress) {
+        ObjectNode v = task(t, workerName);
+        progress.ifPresent(p -> v.putObject("progress").put("percent", p.percent()).put("message", p.message())
+                .put("at", p.at().toString()));
+        return v;
+    }
+
     public ObjectNode task(Task t, Function<String, String> workerName) {
         ObjectNode v = json.createObjectNode();
         v.put("id", t.id());
@@ -97,7 +107,8 @@ public final class Views {
     private JsonNode parse(String text) {
         try {
             return json.readTree(text);
-        } catch (Exception e) {
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // Params and results are stored as JSON; anything else is shown as the text it is.
             return json.getNodeFactory().textNode(text);
         }
     }

@@ -24,7 +24,11 @@ import io.helidon.websocket.WsListener;
 import io.helidon.websocket.WsSession;
 
 import java.lang.System.Logger.Level;
+import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -81,17 +85,42 @@ final class BrainSession implements WsListener {
                 client.connect(endpoint(brain), this);
             } catch (WsClientException e) {
                 String message = e.getMessage() == null ? e.toString() : e.getMessage();
-                if (message.contains("401")) {
-                    LOG.log(Level.ERROR, "The brain at {0} refused the worker secret (401 Unauthorized); set "
-                            + "EFFERENT_WORKER_SECRET or --secret-file to the brain''s worker.secret", brain);
-                    closed.complete(brain + " refused the worker secret");
-                } else {
-                    closed.complete("the WebSocket upgrade at " + brain + " failed: " + message);
+                switch (upgradeStatus(secret)) {
+                    case 401 -> {
+                        LOG.log(Level.ERROR, "The brain at {0} refused the worker secret (401 Unauthorized); set "
+                                + "EFFERENT_WORKER_SECRET or --secret-file to the brain''s worker.secret", brain);
+                        closed.complete(brain + " refused the worker secret");
+                    }
+                    case 404 -> {
+                        LOG.log(Level.ERROR, "The brain at {0} takes no workers (404): it runs in single-machine mode; "
+                                + "start it with --hands (hands.enabled: true)", brain);
+                        closed.complete(brain + " takes no workers (hands are not enabled there)");
+                    }
+                    default -> closed.complete("the WebSocket upgrade at " + brain + " failed: " + message);
                 }
             } catch (RuntimeException e) {
                 closed.complete("cannot connect to " + brain + ": " + rootMessage(e));
             }
         });
+    }
+
+    /**
+     * The status the brain answers a plain request to its worker endpoint with, or 0 if it cannot be had: the
+     * WebSocket client reports a refused upgrade only as text, and what to tell the user depends on the status.
+     */
+    private int upgradeStatus(String secret) {
+        URI http = URI.create(brain.toString().replaceFirst("^ws", "http")).resolve(endpoint(brain));
+        try (HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build()) {
+            return client.send(HttpRequest.newBuilder(http).timeout(Duration.ofSeconds(3))
+                    .header("Authorization", "Bearer " + secret).GET().build(),
+                    HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (IOException | IllegalArgumentException e) {
+            LOG.log(Level.DEBUG, "Could not ask {0} why it refused the upgrade: {1}", brain, e.toString());
+            return 0;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
+        }
     }
 
     private static String endpoint(URI brain) {

@@ -42,8 +42,9 @@ final class BenchWorker implements WsListener {
         this.slots = slots;
     }
 
+    /** Connects to a {@link BenchBrain}, with its secret. */
     static BenchWorker connect(int port, String id, int slots) {
-        return connect(port, id, slots, null);
+        return connect(port, id, slots, BenchBrain.SECRET);
     }
 
     static BenchWorker connect(int port, String id, int slots, String secret) {

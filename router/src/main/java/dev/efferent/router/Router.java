@@ -142,6 +142,11 @@ public final class Router implements AutoCloseable {
         return queue.get(taskId);
     }
 
+    /** The last progress {@code taskId} reported while running here; empty if none, or not running here. */
+    public Optional<Progress> progress(String taskId) {
+        return Optional.ofNullable(state.progress.get(taskId));
+    }
+
     /** Tasks in any of {@code statuses} (all when empty), oldest first. */
     public List<Task> tasks(Set<TaskStatus> statuses, int limit) {
         return queue.list(statuses, limit);
@@ -282,7 +287,7 @@ public final class Router implements AutoCloseable {
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
         // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
         String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
-        connection.receive(new WorkerRegister(1, id, LOCAL_WORKER, hostname(),
+        connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, LOCAL_WORKER, hostname(),
                 System.getProperty("os.name", "").toLowerCase(Locale.ROOT) + "-" + System.getProperty("os.arch", ""),
                 runsHere, settings.localConcurrency()));
     }

@@ -27,6 +27,8 @@ final class RouterState {
     final Map<String, String> origins = new HashMap<>();
     /** Dispatched tasks by id. */
     final Map<String, Inflight> inflight = new HashMap<>();
+    /** The last progress of each task running here; read from any thread (REST, console). */
+    final Map<String, Progress> progress = new java.util.concurrent.ConcurrentHashMap<>();
     final Map<String, List<CompletableFuture<Task>>> waiters = new HashMap<>();
     final Map<String, String> activeWorkers = new HashMap<>();
     final List<RouterListener> listeners = new CopyOnWriteArrayList<>();

@@ -95,6 +95,7 @@ abstract class WorkerMessages {
                 } else if (f == null || f.session != s) {
                     notDispatchedHere(s, "task:progress", p.taskId());
                 } else if (!f.cancelled) {
+                    state.progress.put(p.taskId(), new Progress(p.percent(), p.message(), clock.instant()));
                     state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
                 }
             }
@@ -481,6 +482,7 @@ abstract class WorkerMessages {
     /** Stops tracking a dispatched task. */
     void forget(Inflight f) {
         state.inflight.remove(f.task.id(), f);
+        state.progress.remove(f.task.id());
         f.session.inflight.remove(f.task.id(), f);
         if (f.deadline != null) {
             f.deadline.cancel(false);
@@ -489,6 +491,7 @@ abstract class WorkerMessages {
 
     /** A task finished: tell the listeners and whoever waits for it. */
     void finished(Task task) {
+        state.progress.remove(task.id());
         state.listeners.forEach(l -> l.finished(task));
         List<CompletableFuture<Task>> waiting = state.waiters.remove(task.id());
         if (waiting != null) {

@@ -38,7 +38,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final Duration progressInterval;
     private final Clock clock;
     /** Last percent reported by each running task (for /tasks and the console). */
-    private final Map<String, Integer> progress = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastProgressSent = new ConcurrentHashMap<>();
     /** Conversations with tasks on a worker, by worker id, and those told it went offline. */
     private final Map<String, Set<String>> onWorker = new ConcurrentHashMap<>();
@@ -62,7 +61,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
      * @param clock            for ages and rate limits
      */
     public ChatService(Router router, FreeText freeText, int maxChars, Duration progressInterval, Clock clock) {
-        this.commands = new CommandHandler(router, freeText, maxChars, progress, clock);
+        this.commands = new CommandHandler(router, freeText, maxChars, clock);
         this.checkpoints = new Checkpoints(maxChars);
         this.progressInterval = progressInterval;
         this.clock = clock;
@@ -73,11 +72,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     public void add(Channel channel) {
         channels.put(channel.name(), channel);
         channel.start(this);
-    }
-
-    /** The last reported percent of each running task. */
-    public Map<String, Integer> progress() {
-        return progress;
     }
 
     @Override
@@ -120,7 +114,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
     @Override
     public void progress(Task task, int percent, String message) {
-        progress.put(task.id(), percent);
         Instant now = clock.instant();
         Instant last = lastProgressSent.get(task.id());
         if (last != null && Duration.between(last, now).compareTo(progressInterval) < 0) {
@@ -132,7 +125,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
     @Override
     public void finished(Task task) {
-        progress.remove(task.id());
         lastProgressSent.remove(task.id());
         deliver(task, checkpoints.finished(task));
     }

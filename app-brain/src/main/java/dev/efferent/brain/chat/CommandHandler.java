@@ -11,6 +11,7 @@ import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Progress;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
@@ -50,7 +51,6 @@ public final class CommandHandler {
     private final Router router;
     private final FreeText freeText;
     private final Checkpoints checkpoints;
-    private final Map<String, Integer> progress;
     private final Clock clock;
 
     /**
@@ -59,14 +59,12 @@ public final class CommandHandler {
      * @param router      runs the tasks
      * @param freeText    answers text that is not a command
      * @param maxChars    longest output shown in one message
-     * @param progress    the last reported percent of running tasks, by id
      * @param clock       for ages
      */
-    public CommandHandler(Router router, FreeText freeText, int maxChars, Map<String, Integer> progress, Clock clock) {
+    public CommandHandler(Router router, FreeText freeText, int maxChars, Clock clock) {
         this.router = router;
         this.freeText = freeText;
         this.checkpoints = new Checkpoints(maxChars);
-        this.progress = progress;
         this.clock = clock;
     }
 
@@ -173,7 +171,7 @@ public final class CommandHandler {
         Instant now = clock.instant();
         return tasks.stream().map(t -> {
             String state = switch (t.status()) {
-                case RUNNING -> "running " + progress.getOrDefault(t.id(), 0) + "% on "
+                case RUNNING -> "running " + router.progress(t.id()).map(Progress::percent).orElse(0) + "% on "
                         + t.leaseOwner().map(names).orElse("?");
                 case CLAIMED -> "starting on " + t.leaseOwner().map(names).orElse("?");
                 default -> "queued" + t.targetWorker().map(w -> " for " + names.apply(w)).orElse("");

@@ -10,6 +10,7 @@ import dev.efferent.channel.spi.Inbox;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Progress;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterListener;
 import dev.efferent.router.WorkerInfo;
@@ -38,7 +39,6 @@ public final class ConsoleChannel implements Channel, RouterListener {
     static final String NAME = "console";
 
     private final Router router;
-    private final Map<String, Integer> progress;
     private final ObjectMapper json = new ObjectMapper();
     private final Views views = new Views(json);
     private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
@@ -51,11 +51,9 @@ public final class ConsoleChannel implements Channel, RouterListener {
      * A console.
      *
      * @param router   where the task and worker lists come from
-     * @param progress the last reported percent of running tasks
      */
-    public ConsoleChannel(Router router, Map<String, Integer> progress) {
+    public ConsoleChannel(Router router) {
         this.router = router;
-        this.progress = progress;
         router.addListener(this);
     }
 
@@ -169,7 +167,7 @@ public final class ConsoleChannel implements Channel, RouterListener {
         List<Task> active = router.tasks(EnumSet.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING), 100);
         List<Task> recent = router.newestTasks(TaskStatus.FINISHED, 20);
         for (Task t : active) {
-            tasks.add(views.task(t, name).put("progress", progress.getOrDefault(t.id(), 0)).without("result"));
+            tasks.add(views.task(t, name).put("progress", router.progress(t.id()).map(Progress::percent).orElse(0)).without("result"));
         }
         for (Task t : recent) {
             tasks.add(views.task(t, name).put("progress", 100).without(Set.of("result", "params")));
@@ -180,12 +178,19 @@ public final class ConsoleChannel implements Channel, RouterListener {
     }
 
     private void write(WsSession session, ObjectNode message) {
+        String text;
         try {
-            String text = json.writeValueAsString(message);
+            text = json.writeValueAsString(message);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            LOG.log(Level.WARNING, "Could not write a console message: {0}", e.getMessage());
+            return;
+        }
+        try {
             synchronized (session) {
                 session.send(text, true);
             }
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
+            // A closed tab: expected, and the tab is forgotten.
             LOG.log(Level.DEBUG, "Console tab gone: {0}", e.getMessage());
             sessions.remove(session);
         }

@@ -1,0 +1,65 @@
+package dev.efferent.brain;
+
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.router.Router;
+import io.helidon.http.HeaderValues;
+import io.helidon.http.Status;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.websocket.WsRouting;
+
+import java.util.List;
+
+/**
+ * Workers' way in: {@code /ws/worker}, with the worker secret checked on the upgrade. An upgrade refused, or a plain
+ * request, reaches the HTTP route instead, which answers 401 (or 404 on a brain without hands) and logs it.
+ */
+public final class WorkerSocketFeature implements BrainFeature {
+    static final String PATH = "/ws/worker";
+    private final Router router;
+    private final BearerToken secret;
+    private final ProtocolCodec codec;
+    private final RequestGuard guard;
+    private final Views views;
+    private final boolean hands;
+
+    WorkerSocketFeature(Router router, BearerToken secret, ProtocolCodec codec, RequestGuard guard, Views views,
+                        boolean hands) {
+        this.router = router;
+        this.secret = secret;
+        this.codec = codec;
+        this.guard = guard;
+        this.views = views;
+        this.hands = hands;
+    }
+
+    /**
+     * The worker socket on its own, for a server other than the brain's (the benchmarks'): loopback names only,
+     * workers authenticated with {@code workerSecret}.
+     */
+    public static WorkerSocketFeature standalone(Router router, String workerSecret, ProtocolCodec codec) {
+        Views views = new Views(new com.fasterxml.jackson.databind.ObjectMapper());
+        return new WorkerSocketFeature(router, new BearerToken(java.util.Optional.of(workerSecret)), codec,
+                new RequestGuard(List.of(), List.of(), new BearerToken(java.util.Optional.of(workerSecret)), views), views, true);
+    }
+
+    @Override
+    public void http(HttpRouting.Builder routing) {
+        routing.get(PATH, (req, res) -> {
+            Status status = hands ? Status.UNAUTHORIZED_401 : Status.NOT_FOUND_404;
+            guard.refusals().warn("Refused a worker connection from {0}: {1}", Peers.of(req),
+                    hands ? "missing or wrong worker secret" : "hands are not enabled");
+            String message = hands
+                    ? "a worker must open a WebSocket here with 'Authorization: Bearer <worker.secret>'"
+                    : "this brain runs in single-machine mode (hands.enabled=false); workers cannot connect";
+            res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
+                    .send(views.error(status.code(), message).toString());
+        });
+    }
+
+    @Override
+    public void sockets(WsRouting.Builder routing) {
+        if (hands) {
+            routing.endpoint(PATH, () -> new WorkerEndpoint(router, secret, codec, guard));
+        }
+    }
+}
