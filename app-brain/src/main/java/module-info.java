@@ -6,6 +6,7 @@
 @SuppressWarnings("module") // efferent.bench is built after this module
 module efferent.brain {
     requires efferent.router;
+    requires efferent.conversations;
     requires efferent.core;
     requires io.helidon.webserver;
     requires io.helidon.webserver.websocket;

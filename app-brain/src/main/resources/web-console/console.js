@@ -61,6 +61,7 @@
     socket.onmessage = (event) => {
       const m = JSON.parse(event.data);
       if (m.type === 'state') renderState(m);
+      else if (m.type === 'history') renderHistory(m.messages);
       else if (m.type === 'message') renderMessage(m);
     };
   }
@@ -82,7 +83,43 @@
     return div;
   }
 
+  // What this conversation said before (a reload, a reconnect): shown again, in place of what the page had.
+  function renderHistory(messages) {
+    if (!messages.length) return;
+    $('messages').replaceChildren();
+    progressBubbles.clear();
+    for (const m of messages) {
+      if (m.from === 'person') addBubble('me', m.text);
+      else if (m.kind === 'result') addBubble('bot result ' + (m.ok ? 'ok' : 'bad'), m.text);
+      else addBubble('bot', m.text);
+    }
+  }
+
+  // A streamed reply grows in one bubble; its last part has the whole text.
+  const streamBubbles = new Map();
+
   function renderMessage(m) {
+    if (m.kind === 'streamed') {
+      let bubble = streamBubbles.get(m.replyId);
+      if (!bubble) {
+        bubble = addBubble('bot', '');
+        streamBubbles.set(m.replyId, bubble);
+      }
+      bubble.textContent = m.text;
+      if (m.done) streamBubbles.delete(m.replyId);
+      return;
+    }
+    if (m.kind === 'prompt') {
+      const bubble = addBubble('bot prompt', m.question);
+      for (const c of m.choices) {
+        const b = el('button', 'choice', c.label);
+        b.type = 'button';
+        b.dataset.command = c.command;
+        b.addEventListener('click', () => say(c.command));
+        bubble.appendChild(b);
+      }
+      return;
+    }
     if (m.kind === 'progress') {
       let bubble = progressBubbles.get(m.taskId);
       if (!bubble) {

@@ -1,8 +1,8 @@
 package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.efferent.brain.chat.ChatService;
-import dev.efferent.brain.chat.FreeText;
+import dev.efferent.conversations.ChatService;
+import dev.efferent.conversations.Assistant;
 import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.core.channel.Channels;
@@ -36,6 +36,8 @@ import java.util.Optional;
  * the REST API and the observability endpoints.
  */
 final class Brain implements AutoCloseable {
+    /** Messages a console shows again when it opens (a page reloaded). */
+    private static final int HISTORY = 200;
     private static final System.Logger LOG = System.getLogger(Brain.class.getName());
 
     private final TaskQueue queue;
@@ -71,10 +73,11 @@ final class Brain implements AutoCloseable {
             router = Router.start(routing, queue, Optional.of(tools), codec, Clock.systemUTC());
             metrics = new BrainMetrics(router);
             router.addListener(metrics);
-            chat = new ChatService(router, FreeText.COMMANDS_ONLY,
+            chat = new ChatService(router, Assistant.COMMANDS_ONLY,
                     config.get("chat.max-result-chars").asInt().orElse(1500),
                     RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
-            ConsoleChannel console = new ConsoleChannel(router);
+            ChatService conversations = chat;
+            ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY));
             chat.add(console);
             for (Channel channel : Channels.create(config, Channels.providers(plugins,
                     PluginLayers.failOnError(config)).build())) {

@@ -130,6 +130,25 @@ class ConsoleTest extends SystemFixture {
         assertEquals(0, call(brain, "GET", "/api/v1/tasks", null, 200).path("tasks").size());
     }
 
+    @Test
+    void aReloadedConsoleKeepsItsConversation() throws Exception {
+        Launched brain = brain("brain", Map.of());
+        try (Browser chromium = new Browser();
+             BrowserContext context = chromium.browser.newContext()) {
+            Page page = context.newPage();
+            page.navigate("http://127.0.0.1:" + brain.port() + "/#token=" + TOKEN);
+            page.locator("#conn[data-state=open]").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            say(page, "/help");
+            waitForText(page, ".msg.bot", "/shell");
+
+            page.reload();
+            page.locator("#conn[data-state=open]").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            waitForText(page, ".msg.me", "/help");
+            waitForText(page, ".msg.bot", "/shell");
+            assertEquals(2, page.locator(".msg").count(), "what was said, once each");
+        }
+    }
+
     private static void say(Page page, String text) {
         page.locator("[data-testid=chat-input]").fill(text);
         page.locator("[data-testid=send]").click();

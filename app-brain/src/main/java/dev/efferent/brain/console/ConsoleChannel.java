@@ -10,6 +10,7 @@ import dev.efferent.channel.spi.Inbox;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.conversations.ConversationEntry;
 import dev.efferent.router.Progress;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterListener;
@@ -39,6 +40,8 @@ public final class ConsoleChannel implements Channel, RouterListener {
     static final String NAME = "console";
 
     private final Router router;
+    /** What a console shows again when it opens: a page reloaded keeps its conversation. */
+    private final Function<Conversation, List<ConversationEntry>> history;
     private final ObjectMapper json = new ObjectMapper();
     private final Views views = new Views(json);
     private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
@@ -51,9 +54,11 @@ public final class ConsoleChannel implements Channel, RouterListener {
      * A console.
      *
      * @param router   where the task and worker lists come from
+     * @param history  what a conversation said so far, shown again when its console opens
      */
-    public ConsoleChannel(Router router) {
+    public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history) {
         this.router = router;
+        this.history = history;
         router.addListener(this);
     }
 
@@ -76,6 +81,14 @@ public final class ConsoleChannel implements Channel, RouterListener {
         sessions.put(session, conversation);
         ObjectNode hello = json.createObjectNode().put("type", "hello").put("conversation", conversation);
         write(session, hello);
+        ObjectNode said = json.createObjectNode().put("type", "history");
+        var messages = said.putArray("messages");
+        for (ConversationEntry e : history.apply(new Conversation(NAME, conversation))) {
+            var m = messages.addObject().put("from", e.fromPerson() ? "person" : "assistant").put("kind", e.kind())
+                    .put("text", e.text()).put("ok", e.ok()).put("at", e.at().toString());
+            e.taskId().ifPresent(id -> m.put("taskId", id));
+        }
+        write(session, said);
         write(session, state());
     }
 

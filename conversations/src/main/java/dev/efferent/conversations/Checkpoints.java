@@ -1,4 +1,4 @@
-package dev.efferent.brain.chat;
+package dev.efferent.conversations;
 
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.ToolResultJson;

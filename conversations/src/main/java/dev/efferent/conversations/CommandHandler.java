@@ -1,4 +1,4 @@
-package dev.efferent.brain.chat;
+package dev.efferent.conversations;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -49,7 +49,7 @@ public final class CommandHandler {
             /result <id> — the whole output of a finished task""";
 
     private final Router router;
-    private final FreeText freeText;
+    private final Assistant assistant;
     private final Checkpoints checkpoints;
     private final Clock clock;
 
@@ -57,22 +57,49 @@ public final class CommandHandler {
      * A handler.
      *
      * @param router      runs the tasks
-     * @param freeText    answers text that is not a command
+     * @param assistant   answers text that is not a command (see {@link #handle})
      * @param maxChars    longest output shown in one message
      * @param clock       for ages
      */
-    public CommandHandler(Router router, FreeText freeText, int maxChars, Clock clock) {
+    public CommandHandler(Router router, Assistant assistant, int maxChars, Clock clock) {
         this.router = router;
-        this.freeText = freeText;
+        this.assistant = assistant;
         this.checkpoints = new Checkpoints(maxChars);
         this.clock = clock;
     }
 
-    /** The replies to {@code message}. */
+    /** Whether {@code text} is a command (it starts with a slash). */
+    static boolean isCommand(String text) {
+        return text.strip().startsWith("/");
+    }
+
+    /**
+     * The replies to {@code message}. For text that is not a command, what the assistant answers before it
+     * returns (the conversation service lets it answer later too).
+     */
     public List<OutgoingMessage> handle(IncomingMessage message) {
         String text = message.text().strip();
-        if (!text.startsWith("/")) {
-            return text.isEmpty() ? List.of() : freeText.reply(message);
+        if (!isCommand(text)) {
+            if (text.isEmpty()) {
+                return List.of();
+            }
+            List<OutgoingMessage> answered = new java.util.ArrayList<>();
+            assistant.onMessage(message, new Replies() {
+                @Override
+                public void send(OutgoingMessage reply) {
+                    answered.add(reply);
+                }
+
+                @Override
+                public void stream(String appended) {
+                    answered.add(new OutgoingMessage.Text(appended));
+                }
+
+                @Override
+                public void finish() {
+                }
+            });
+            return answered;
         }
         int space = text.indexOf(' ');
         String command = (space < 0 ? text : text.substring(0, space)).toLowerCase(Locale.ROOT);

@@ -1,4 +1,4 @@
-package dev.efferent.brain.chat;
+package dev.efferent.conversations;
 
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
@@ -43,7 +43,7 @@ class CommandHandlerTest {
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        handler = new CommandHandler(router, FreeText.COMMANDS_ONLY, 200,
+        handler = new CommandHandler(router, Assistant.COMMANDS_ONLY, 200,
                 Clock.systemUTC());
     }
 

@@ -1,4 +1,4 @@
-package dev.efferent.brain.chat;
+package dev.efferent.conversations;
 
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
@@ -20,9 +20,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The assistant's side of every conversation: commands in, replies out, and the checkpoints of the tasks a
@@ -44,24 +41,42 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final Map<String, Set<String>> toldOffline = new ConcurrentHashMap<>();
     /** Conversation keys waiting for some worker because their task was queued while none was online. */
     private final Set<String> waitingForAny = ConcurrentHashMap.newKeySet();
-    /** Messages of one conversation are handled, and its replies sent, one at a time. */
-    private final ConversationLocks conversationLocks = new ConversationLocks();
-    /** One thread sends checkpoints, in order; never the router's thread, which must not wait on a chat. */
-    private final ExecutorService deliveries = Executors.newSingleThreadExecutor(
-            Thread.ofPlatform().name("efferent-chat-deliveries").daemon().factory());
-    private final ExecutorService handlers = Executors.newVirtualThreadPerTaskExecutor();
+    /**
+     * Each conversation's messages, replies and checkpoints, in order, one at a time; never on the router's
+     * thread, which must not wait on a chat, and never behind another conversation.
+     */
+    private final ConversationLanes lanes = new ConversationLanes();
+    private final Assistant assistant;
+    private final ConversationStore store;
 
     /**
      * A chat service.
      *
      * @param router           runs what people ask for
-     * @param freeText         answers text that is not a command
+     * @param assistant        answers text that is not a command
      * @param maxChars         longest output shown in one message
      * @param progressInterval at most one progress message per task this often
      * @param clock            for ages and rate limits
      */
-    public ChatService(Router router, FreeText freeText, int maxChars, Duration progressInterval, Clock clock) {
-        this.commands = new CommandHandler(router, freeText, maxChars, clock);
+    public ChatService(Router router, Assistant assistant, int maxChars, Duration progressInterval, Clock clock) {
+        this(router, assistant, new MemoryConversationStore(), maxChars, progressInterval, clock);
+    }
+
+    /**
+     * A chat service that keeps what is said in {@code store}.
+     *
+     * @param router           runs what people ask for
+     * @param assistant        answers text that is not a command
+     * @param store            keeps each conversation's messages
+     * @param maxChars         longest output shown in one message
+     * @param progressInterval at most one progress message per task this often
+     * @param clock            for ages and rate limits
+     */
+    public ChatService(Router router, Assistant assistant, ConversationStore store, int maxChars,
+                       Duration progressInterval, Clock clock) {
+        this.store = store;
+        this.assistant = assistant;
+        this.commands = new CommandHandler(router, assistant, maxChars, clock);
         this.checkpoints = new Checkpoints(maxChars);
         this.progressInterval = progressInterval;
         this.clock = clock;
@@ -76,22 +91,56 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
     @Override
     public void receive(IncomingMessage message) {
-        handlers.execute(() -> {
-            Conversation c = message.conversation();
+        Conversation c = message.conversation();
+        // In the conversation's lane: a fast task's checkpoint cannot overtake the reply that announced it.
+        lanes.post(c.key(), () -> {
             LOG.log(Level.DEBUG, "{0} ({1}): {2}", c.key(), message.sender(), message.text());
-            // Hold the conversation while the command runs and its reply goes out, so a fast task's
-            // checkpoint cannot overtake the reply that announced it.
-            conversationLocks.run(c.key(), () -> {
-                List<OutgoingMessage> replies;
-                try {
-                    replies = commands.handle(message);
-                } catch (RuntimeException e) {
-                    LOG.log(Level.WARNING, "Command failed in " + c.key() + ": " + message.text(), e);
-                    replies = List.of(new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
+            if (message.text().isBlank()) {
+                return;
+            }
+            keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(), clock.instant()));
+            try {
+                if (CommandHandler.isCommand(message.text())) {
+                    commands.handle(message).forEach(r -> send(c, r));
+                } else {
+                    assistant.onMessage(message, replies(c));
                 }
-                replies.forEach(r -> send(c, r));
-            });
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Handling a message failed in " + c.key() + ": " + message.text(), e);
+                send(c, new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
+            }
         });
+    }
+
+    /** The way back to {@code c} for the assistant: what it sends joins the conversation's lane. */
+    private Replies replies(Conversation c) {
+        return new Replies() {
+            private String replyId;
+            private StringBuilder text;
+
+            @Override
+            public void send(OutgoingMessage message) {
+                lanes.post(c.key(), () -> ChatService.this.send(c, message));
+            }
+
+            @Override
+            public synchronized void stream(String appended) {
+                if (replyId == null) {
+                    replyId = dev.efferent.queue.spi.TaskIds.next();
+                    text = new StringBuilder();
+                }
+                text.append(appended);
+                send(new OutgoingMessage.Streamed(replyId, appended, text.toString(), false));
+            }
+
+            @Override
+            public synchronized void finish() {
+                if (replyId != null) {
+                    send(new OutgoingMessage.Streamed(replyId, "", text.toString(), true));
+                    replyId = null;
+                }
+            }
+        };
     }
 
     @Override
@@ -152,20 +201,22 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
     private void notice(Set<String> conversations, String text) {
         for (String key : conversations) {
-            Conversation.fromKey(key).ifPresent(c -> deliveries.execute(() -> {
-                conversationLocks.run(key, () -> send(c, new OutgoingMessage.Text(text)));
-            }));
+            Conversation.fromKey(key).ifPresent(c -> lanes.post(key, () -> send(c, new OutgoingMessage.Text(text))));
         }
     }
 
     private void deliver(Task task, List<OutgoingMessage> messages) {
         Optional<Conversation> to = task.requester().flatMap(Conversation::fromKey);
-        to.ifPresent(c -> deliveries.execute(() -> {
-            conversationLocks.run(c.key(), () -> messages.forEach(m -> send(c, m)));
-        }));
+        to.ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
+    }
+
+    /** The last {@code limit} messages of {@code conversation}, oldest first, e.g. for a console reloaded. */
+    public List<ConversationEntry> history(Conversation conversation, int limit) {
+        return store.recent(conversation.key(), limit);
     }
 
     private void send(Conversation conversation, OutgoingMessage message) {
+        remember(conversation, message);
         Channel channel = channels.get(conversation.channel());
         if (channel == null) {
             // Tasks from the API (requester "api") or from a channel that is gone have nowhere to report.
@@ -178,6 +229,33 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         }
     }
 
+    /** Keeps what the assistant said, except passing progress and the unfinished parts of a streamed reply. */
+    private void remember(Conversation conversation, OutgoingMessage message) {
+        String kind = switch (message) {
+            case OutgoingMessage.Progress p -> null;
+            case OutgoingMessage.Streamed s -> s.done() ? "streamed" : null;
+            case OutgoingMessage.Text t -> "text";
+            case OutgoingMessage.Result r -> "result";
+            case OutgoingMessage.Image i -> "image";
+            case OutgoingMessage.Prompt p -> "prompt";
+        };
+        if (kind == null) {
+            return;
+        }
+        Optional<String> taskId = message instanceof OutgoingMessage.Result r ? Optional.of(r.taskId()) : Optional.empty();
+        boolean ok = !(message instanceof OutgoingMessage.Result r) || r.ok();
+        keep(new ConversationEntry(conversation.key(), false, kind, message.text(), ok, taskId, clock.instant()));
+    }
+
+    /** A store that fails costs the history, never the conversation. */
+    private void keep(ConversationEntry entry) {
+        try {
+            store.append(entry);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not keep a message of " + entry.conversation() + "; the conversation goes on", e);
+        }
+    }
+
     @Override
     public void close() {
         channels.values().forEach(c -> {
@@ -187,12 +265,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                 LOG.log(Level.WARNING, "Channel " + c.name() + " did not close cleanly", e);
             }
         });
-        handlers.shutdownNow();
-        deliveries.shutdown();
-        try {
-            deliveries.awaitTermination(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        lanes.close();
     }
 }
