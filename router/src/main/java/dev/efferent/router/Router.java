@@ -58,7 +58,11 @@ public final class Router implements AutoCloseable {
     /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
     private final ScheduledExecutorService timers = timers();
     private final RouterState state;
-    private final Dispatcher dispatcher;
+    /** The router's parts, by concern; each runs on the router's thread. */
+    private final Dispatch dispatch;
+    private final Admission admission;
+    private final WorkerProtocol workers;
+    private final Maintenance maintenance;
 
     private Router(RouterSettings settings, TaskQueue queue, ProtocolCodec codec, Clock clock) {
         this.settings = settings;
@@ -66,7 +70,10 @@ public final class Router implements AutoCloseable {
         this.codec = codec;
         this.clock = clock;
         this.state = new RouterState();
-        this.dispatcher = new Dispatcher(settings, queue, clock, state, this::schedule);
+        this.dispatch = new Dispatch(settings, queue, clock, state, this::schedule);
+        this.admission = new Admission(settings, queue, clock, state, dispatch);
+        this.workers = new WorkerProtocol(settings, queue, clock, state, this::schedule, dispatch);
+        this.maintenance = new Maintenance(settings, queue, clock, state, this::schedule, dispatch, workers);
     }
 
     /**
@@ -83,15 +90,15 @@ public final class Router implements AutoCloseable {
                                ProtocolCodec codec, Clock clock) {
         Router router = new Router(settings, queue, codec, clock);
         local.ifPresent(router::startLocalWorker);
-        queue.subscribe(router.dispatcher.queueEvents(router::post));
+        queue.subscribe(router.dispatch.queueEvents(router::post));
         long tick = Math.max(50, settings.heartbeatInterval().toMillis() / 4);
-        router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::checkHeartbeats), tick, tick,
+        router.timers.scheduleWithFixedDelay(() -> router.post(router.maintenance::checkHeartbeats), tick, tick,
                 TimeUnit.MILLISECONDS);
         long probe = Math.max(50, settings.linkTimeout().toMillis() / 3);
-        router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::probeLinks), probe, probe,
+        router.timers.scheduleWithFixedDelay(() -> router.post(router.maintenance::probeLinks), probe, probe,
                 TimeUnit.MILLISECONDS);
         long poll = settings.pollInterval().toMillis();
-        router.timers.scheduleWithFixedDelay(() -> router.post(router.dispatcher::maintain), poll, poll,
+        router.timers.scheduleWithFixedDelay(() -> router.post(router.maintenance::maintain), poll, poll,
                 TimeUnit.MILLISECONDS);
         return router;
     }
@@ -104,8 +111,8 @@ public final class Router implements AutoCloseable {
     /** A new worker connection; feed it the worker's frames. */
     public WorkerConnection connect(WorkerLink link) {
         Connection connection = new Connection(this, link, false, codec, clock);
-        connection.registrationTimer = schedule(() -> dispatcher.registrationDue(connection),
-                WorkerMessages.REGISTER_TIMEOUT);
+        connection.registrationTimer = schedule(() -> workers.registrationDue(connection),
+                WorkerProtocol.REGISTER_TIMEOUT);
         return connection;
     }
 
@@ -115,7 +122,7 @@ public final class Router implements AutoCloseable {
      * @throws RouterException for an unknown tool or worker, invalid params or values out of range
      */
     public Submission submit(TaskRequest request) {
-        return call(() -> dispatcher.submit(request));
+        return call(() -> admission.submit(request));
     }
 
     /**
@@ -124,17 +131,17 @@ public final class Router implements AutoCloseable {
      * @throws RouterException NOT_FOUND for an unknown id, CONFLICT for a finished task
      */
     public Task cancel(String taskId, String reason) {
-        return call(() -> dispatcher.cancel(taskId, reason));
+        return call(() -> admission.cancel(taskId, reason));
     }
 
     /** A future that completes with the task once it has finished; at once if it already has. */
     public CompletableFuture<Task> completion(String taskId) {
-        return call(() -> dispatcher.completion(taskId));
+        return call(() -> admission.completion(taskId));
     }
 
     /** Why a queued task is not running yet (no worker online, all busy, a retry later); empty otherwise. */
     public Optional<String> waitingReason(String taskId) {
-        return call(() -> dispatcher.waitingReason(taskId));
+        return call(() -> admission.waitingReason(taskId));
     }
 
     /** The task, if the queue has it. */
@@ -225,11 +232,11 @@ public final class Router implements AutoCloseable {
     }
 
     void onMessage(Connection connection, Message message) {
-        dispatcher.onMessage(connection, message);
+        workers.onMessage(connection, message);
     }
 
     void onClosed(Connection connection, String why) {
-        dispatcher.onClosed(connection, why);
+        workers.onClosed(connection, why);
     }
 
     /** Runs {@code work} on the router's thread, logging anything it throws. */
@@ -279,7 +286,7 @@ public final class Router implements AutoCloseable {
         all.forEach(d -> state.knownTools.put(d.name(), d));
         state.localTools = Optional.of(executor);
         executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
-        // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatcher).
+        // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatch).
         List<ToolDescriptor> runsHere = settings.handsEnabled()
                 ? all.stream().filter(d -> !Placement.LOCAL.name().equals(d.placement())).toList() : all;
         InProcessWorker link = new InProcessWorker();

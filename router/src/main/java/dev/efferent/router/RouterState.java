@@ -137,4 +137,24 @@ final class RouterState {
     Optional<String> activeWorker(String requester) {
         return Optional.ofNullable(activeWorkers.get(requester));
     }
+
+    /** Stops tracking a dispatched task. */
+    void forget(Inflight f) {
+        inflight.remove(f.task.id(), f);
+        progress.remove(f.task.id());
+        f.session.inflight.remove(f.task.id(), f);
+        if (f.deadline != null) {
+            f.deadline.cancel(false);
+        }
+    }
+
+    /** A task finished: tell the listeners and whoever waits for it. */
+    void finished(Task task) {
+        progress.remove(task.id());
+        listeners.forEach(l -> l.finished(task));
+        List<CompletableFuture<Task>> waiting = waiters.remove(task.id());
+        if (waiting != null) {
+            waiting.forEach(w -> w.complete(task));
+        }
+    }
 }

@@ -29,7 +29,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -38,8 +37,8 @@ import java.util.function.BiFunction;
  * What the router does with each message a worker sends, and with a worker that is lost. Runs on the router's
  * thread only.
  */
-abstract class WorkerMessages {
-    private static final System.Logger LOG = System.getLogger(WorkerMessages.class.getName());
+final class WorkerProtocol {
+    private static final System.Logger LOG = System.getLogger(WorkerProtocol.class.getName());
     static final String DISCONNECTED = "Worker disconnected";
     /** How long a live worker's connection has to answer a ping before a newcomer with its id takes over. */
     static final Duration TAKEOVER_PROBE = Duration.ofSeconds(2);
@@ -51,19 +50,17 @@ abstract class WorkerMessages {
     final Clock clock;
     final RouterState state;
     final BiFunction<Runnable, Duration, Future<?>> scheduler;
+    private final Dispatch dispatch;
 
-    WorkerMessages(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
-                   BiFunction<Runnable, Duration, Future<?>> scheduler) {
+    WorkerProtocol(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
+                   BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch) {
+        this.dispatch = dispatch;
         this.settings = settings;
         this.queue = queue;
         this.clock = clock;
         this.state = state;
         this.scheduler = scheduler;
     }
-
-    abstract void pump(WorkerSession session);
-
-    abstract void pumpAll();
 
     void onMessage(Connection c, Message message) {
         if (message instanceof WorkerRegister register) {
@@ -82,7 +79,7 @@ abstract class WorkerMessages {
                 renewLeases(s);
                 if (s.full && h.activeTasks() < s.maxConcurrency) {
                     s.full = false;
-                    pump(s);
+                    dispatch.pump(s);
                 }
             }
             case TaskAccepted a -> accepted(s, a);
@@ -141,7 +138,7 @@ abstract class WorkerMessages {
                     + "worker refused as unknown_tool on this connection; they are not sent to it again until it "
                     + "registers again"));
         }
-        pump(s);
+        dispatch.pump(s);
     }
 
     private static void cancelRegistrationTimer(Connection c) {
@@ -266,7 +263,7 @@ abstract class WorkerMessages {
                 c.link.describe(), s.tools.size(), s.maxConcurrency, queued);
         WorkerInfo info = s.info();
         state.listeners.forEach(l -> l.workerOnline(info));
-        pump(s);
+        dispatch.pump(s);
     }
 
     private void accepted(WorkerSession s, TaskAccepted a) {
@@ -299,7 +296,7 @@ abstract class WorkerMessages {
             notDispatchedHere(s, "task:rejected", r.taskId());
             return;
         }
-        forget(f);
+        state.forget(f);
         if (f.cancelled) {
             return;
         }
@@ -324,13 +321,13 @@ abstract class WorkerMessages {
                     s.draining = true;
                     queue.release(r.taskId(), s.id);
                 }
-                case BAD_PARAMS -> finished(queue.fail(r.taskId(), r.message().isBlank()
+                case BAD_PARAMS -> state.finished(queue.fail(r.taskId(), r.message().isBlank()
                         ? "invalid params for " + f.task.tool() : r.message(), false));
             }
         } catch (QueueException e) {
             LOG.log(Level.DEBUG, "Rejected task {0} could not be put back: {1}", r.taskId(), e.getMessage());
         }
-        pumpAll();
+        dispatch.pumpAll();
     }
 
     private void result(WorkerSession s, TaskResult r) {
@@ -358,12 +355,12 @@ abstract class WorkerMessages {
             }
         }
         if (f != null) {
-            forget(f);
+            state.forget(f);
         }
         s.link.send(new TaskResultAck(r.taskId()));
         // A result frees a slot: a worker that said it was busy can take work again now, not at its next heartbeat.
         s.full = false;
-        pump(s);
+        dispatch.pump(s);
     }
 
     /**
@@ -405,7 +402,7 @@ abstract class WorkerMessages {
             };
             LOG.log(Level.DEBUG, "Task {0} ({1}) {2} on {3} in {4} ms", task.id(), task.tool(), r.status().wire(),
                     s.name, r.durationMs());
-            finished(task);
+            state.finished(task);
         } catch (TaskNotFoundException e) {
             LOG.log(Level.INFO, "Worker {0} sent a {1} result for unknown task {2} (the brain may have restarted "
                     + "since it was dispatched); acknowledged and dropped: {3}", s.name, r.status().wire(), r.taskId(),
@@ -435,7 +432,7 @@ abstract class WorkerMessages {
         int failed = 0;
         int requeued = 0;
         for (Inflight f : List.copyOf(s.inflight.values())) {
-            forget(f);
+            state.forget(f);
             if (f.cancelled) {
                 continue;
             }
@@ -443,7 +440,7 @@ abstract class WorkerMessages {
                 Task t = f.accepted ? queue.fail(f.task.id(), DISCONNECTED, f.retryable) : queue.release(f.task.id(), s.id);
                 if (t.status().isFinished()) {
                     failed++;
-                    finished(t);
+                    state.finished(t);
                 } else {
                     requeued++;
                 }
@@ -457,7 +454,7 @@ abstract class WorkerMessages {
         LOG.log(Level.WARNING, "Worker {0} ({1}) offline: {2}; {3} failed, {4} back in the queue", s.name, s.id,
                 why, count(failed, "task"), count(requeued, "task"));
         state.listeners.forEach(l -> l.workerOffline(info));
-        pumpAll();
+        dispatch.pumpAll();
     }
 
     /** "1 task", "2 tasks". */
@@ -479,23 +476,4 @@ abstract class WorkerMessages {
         }
     }
 
-    /** Stops tracking a dispatched task. */
-    void forget(Inflight f) {
-        state.inflight.remove(f.task.id(), f);
-        state.progress.remove(f.task.id());
-        f.session.inflight.remove(f.task.id(), f);
-        if (f.deadline != null) {
-            f.deadline.cancel(false);
-        }
-    }
-
-    /** A task finished: tell the listeners and whoever waits for it. */
-    void finished(Task task) {
-        state.progress.remove(task.id());
-        state.listeners.forEach(l -> l.finished(task));
-        List<CompletableFuture<Task>> waiting = state.waiters.remove(task.id());
-        if (waiting != null) {
-            waiting.forEach(w -> w.complete(task));
-        }
-    }
 }

@@ -1,0 +1,162 @@
+package dev.efferent.router;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.Enqueued;
+import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Admission: a tool call becomes a task (checked, queued, dispatched at once where a worker is free), and is
+ * cancelled or waited for. Runs on the router's thread only.
+ */
+final class Admission {
+    private static final System.Logger LOG = System.getLogger(Admission.class.getName());
+    private final RouterSettings settings;
+    private final TaskQueue queue;
+    private final Clock clock;
+    private final RouterState state;
+    private final Dispatch dispatch;
+
+    Admission(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state, Dispatch dispatch) {
+        this.settings = settings;
+        this.queue = queue;
+        this.clock = clock;
+        this.state = state;
+        this.dispatch = dispatch;
+    }
+
+    Submission submit(TaskRequest request) {
+        ToolDescriptor tool = state.knownTools.get(request.tool());
+        if (tool == null) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "unknown tool '" + request.tool()
+                    + "'; known tools: " + state.knownTools.keySet().stream().sorted().toList());
+        }
+        state.localTools.filter(local -> local.catalog().find(tool.name()).isPresent())
+                .flatMap(local -> local.check(tool.name(), request.params()))
+                .ifPresent(refusal -> {
+                    throw new RouterException(RouterException.Kind.BAD_REQUEST, refusal.message());
+                });
+        int priority = request.priority().orElse(NewTask.DEFAULT_PRIORITY);
+        if (priority < NewTask.MIN_PRIORITY || priority > NewTask.MAX_PRIORITY) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "priority must be from 1 to 10, got " + priority);
+        }
+        Duration timeout = request.timeout().orElse(settings.defaultTimeout());
+        if (timeout.isNegative() || timeout.isZero()) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "timeoutMs must be positive, got "
+                    + timeout.toMillis());
+        }
+        Optional<String> target = request.worker().map(w -> state.findWorker(w).orElseThrow(() ->
+                new RouterException(RouterException.Kind.BAD_REQUEST, "no worker named '" + w + "'; known workers: "
+                        + state.workerNames())));
+        String params;
+        try {
+            params = Router.JSON.writeValueAsString(request.params());
+        } catch (JsonProcessingException e) {
+            throw new RouterException(RouterException.Kind.BAD_REQUEST, "params cannot be serialised: " + e.getMessage());
+        }
+        NewTask.Builder spec = NewTask.builder(tool.name(), params).priority(priority).timeout(timeout)
+                .maxAttempts(tool.readOnly() || tool.idempotent() ? settings.maxAttempts() : 1);
+        target.ifPresent(spec::targetWorker);
+        request.requester().ifPresent(spec::requester);
+        request.idempotencyKey().ifPresent(spec::idempotencyKey);
+        Enqueued enqueued = queue.add(spec.build());
+        Task task = enqueued.task();
+        if (!enqueued.created()) {
+            return new Submission(task, false, "This request was already submitted as task " + task.id() + ".");
+        }
+        List<WorkerSession> candidates = dispatch.candidates(task, request.requester());
+        for (WorkerSession s : candidates) {
+            if (s.freeSlots() > 0) {
+                dispatch.pump(s);
+                if (state.inflight.containsKey(task.id())) {
+                    break;
+                }
+            }
+        }
+        Inflight dispatched = state.inflight.get(task.id());
+        boolean offline = candidates.isEmpty();
+        String message;
+        if (dispatched != null) {
+            task = dispatched.task;
+            message = "Running " + tool.name() + " on " + dispatched.session.name + " (" + task.id() + ").";
+        } else if (offline) {
+            message = "Your machine is offline. I've queued this task (" + task.id() + ").";
+        } else {
+            message = "Every worker that has " + tool.name() + " is busy. I've queued this task (" + task.id() + ").";
+        }
+        Task submitted = task;
+        state.listeners.forEach(l -> l.submitted(submitted, offline));
+        return new Submission(task, offline, message);
+    }
+
+    Task cancel(String taskId, String reason) {
+        Task task = queue.get(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
+                "no task with id '" + taskId + "'"));
+        if (task.status().isFinished()) {
+            throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is already "
+                    + task.status().name().toLowerCase(java.util.Locale.ROOT) + "; only queued or running tasks can be cancelled");
+        }
+        Task cancelled;
+        try {
+            cancelled = queue.cancel(taskId, reason);
+        } catch (IllegalTransitionException e) {
+            throw new RouterException(RouterException.Kind.CONFLICT, e.getMessage());
+        }
+        dispatch.stopOnWorker(taskId, reason);
+        LOG.log(Level.INFO, "Task {0} ({1}) cancelled: {2}", taskId, task.tool(), reason);
+        state.finished(cancelled);
+        return cancelled;
+    }
+
+    CompletableFuture<Task> completion(String taskId) {
+        Optional<Task> task = queue.get(taskId);
+        if (task.isEmpty()) {
+            return CompletableFuture.failedFuture(new RouterException(RouterException.Kind.NOT_FOUND,
+                    "no task with id '" + taskId + "'"));
+        }
+        if (task.get().status().isFinished()) {
+            return CompletableFuture.completedFuture(task.get());
+        }
+        CompletableFuture<Task> future = new CompletableFuture<>();
+        state.waiters.computeIfAbsent(taskId, k -> new ArrayList<>()).add(future);
+        return future;
+    }
+
+    /** Why a queued task is not running yet, in words a user understands; empty for a task that is not queued. */
+    Optional<String> waitingReason(String taskId) {
+        Optional<Task> found = queue.get(taskId);
+        if (found.isEmpty() || found.get().status() != TaskStatus.QUEUED) {
+            return Optional.empty();
+        }
+        Task task = found.get();
+        if (task.runAt().isAfter(clock.instant())) {
+            return Optional.of("tried again at " + task.runAt() + " after: " + task.error().orElse("a failed attempt"));
+        }
+        if (task.targetWorker().isPresent()) {
+            String id = task.targetWorker().get();
+            WorkerSession target = state.sessions.get(id);
+            String name = state.workerName(id);
+            if (target == null || !target.online) {
+                return Optional.of("waiting for worker " + name + " to come online");
+            }
+            return Optional.of(target.tools.containsKey(task.tool()) ? "worker " + name + " is busy"
+                    : "worker " + name + " does not offer " + task.tool() + " (any more); cancel the task or start "
+                    + "a worker that has it");
+        }
+        boolean anyone = state.sessions.values().stream().anyMatch(s -> s.online && s.tools.containsKey(task.tool()));
+        return Optional.of(anyone ? "every worker that has " + task.tool() + " is busy"
+                : "waiting for a worker that has " + task.tool() + " to come online");
+    }
+}

@@ -1,0 +1,190 @@
+package dev.efferent.router;
+
+import dev.efferent.core.tools.DurationText;
+import dev.efferent.core.tools.ParamsSchema;
+import dev.efferent.protocol.TaskCancel;
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.QueueEvents;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.tools.spi.Placement;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
+
+/**
+ * Dispatch: claiming tasks for workers with free slots and sending them, deadlines, and telling a worker to stop
+ * a task. Runs on the router's thread only.
+ */
+final class Dispatch {
+    private static final System.Logger LOG = System.getLogger(Dispatch.class.getName());
+    private final RouterSettings settings;
+    private final TaskQueue queue;
+    private final Clock clock;
+    private final RouterState state;
+    private final BiFunction<Runnable, Duration, Future<?>> scheduler;
+
+    Dispatch(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
+             BiFunction<Runnable, Duration, Future<?>> scheduler) {
+        this.settings = settings;
+        this.queue = queue;
+        this.clock = clock;
+        this.state = state;
+        this.scheduler = scheduler;
+    }
+
+    /** Online workers that could run {@code task}: its target only, else the requester's active worker, then the least loaded. */
+    List<WorkerSession> candidates(Task task, Optional<String> requester) {
+        Optional<String> active = requester.flatMap(state::activeWorker);
+        List<WorkerSession> list = new ArrayList<>(state.sessions.values().stream()
+                .filter(s -> s.tools.containsKey(task.tool()))
+                .filter(s -> task.targetWorker().map(s.id::equals).orElse(true))
+                .toList());
+        list.sort(Comparator.comparing((WorkerSession s) -> !active.map(s.id::equals).orElse(false))
+                .thenComparingDouble(WorkerSession::load));
+        return list;
+    }
+
+    /**
+     * The tools {@code s} may claim tasks of: all of its own, except that the brain leaves a HYBRID tool to the
+     * workers while one that offers it is online (a worker preferred; the brain when none is there).
+     */
+    private Set<String> claimable(WorkerSession s) {
+        if (!s.local || !settings.handsEnabled()) {
+            return s.toolNames();
+        }
+        Set<String> tools = new java.util.HashSet<>(s.toolNames());
+        tools.removeIf(name -> Placement.HYBRID.name().equals(s.tools.get(name).placement())
+                && state.sessions.values().stream().anyMatch(w -> !w.local && w.online && w.tools.containsKey(name)));
+        return tools;
+    }
+
+    /** Claims work for the worker's free slots and dispatches it. */
+    void pump(WorkerSession s) {
+        int free = s.freeSlots();
+        if (free == 0 || s.tools.isEmpty()) {
+            return;
+        }
+        Set<String> tools = claimable(s);
+        if (tools.isEmpty()) {
+            return;
+        }
+        List<Task> claimed;
+        try {
+            claimed = queue.claim(new ClaimRequest(s.id, tools, free, settings.lease()));
+        } catch (QueueException e) {
+            LOG.log(Level.WARNING, "Could not claim tasks for worker " + s.name, e);
+            return;
+        }
+        claimed.forEach(t -> dispatch(s, t));
+    }
+
+    void pumpAll() {
+        state.sessions.values().stream().sorted(Comparator.comparingDouble(WorkerSession::load)).toList()
+                .forEach(this::pump);
+    }
+
+    private void dispatch(WorkerSession s, Task task) {
+        Instant now = clock.instant();
+        ToolDescriptor tool = s.tools.get(task.tool());
+        Inflight f = new Inflight(task, s, tool != null && (tool.readOnly() || tool.idempotent()), now);
+        TaskDispatch message;
+        try {
+            message = new TaskDispatch(task.id(), task.tool(), Router.parseParams(task.params()), task.priority(),
+                    task.timeout().toMillis(), task.attempt(), task.requester().orElse(""));
+        } catch (IllegalStateException e) {
+            LOG.log(Level.ERROR, "Task " + task.id() + " cannot be dispatched", e);
+            state.finished(queue.fail(task.id(), e.getMessage(), false));
+            return;
+        }
+        // Checked against the schema of the worker that will run it: its copy of the tool may differ from others'.
+        ParamsSchema schema = s.schemas.get(task.tool());
+        List<String> problems = schema == null ? List.of() : schema.validate(message.params());
+        if (!problems.isEmpty()) {
+            String why = "invalid params for " + task.tool() + " on " + s.name + ": " + String.join("; ", problems);
+            LOG.log(Level.INFO, "Task {0} not sent: {1}", task.id(), why);
+            state.finished(queue.fail(task.id(), why, false));
+            return;
+        }
+        f.deadline = scheduler.apply(() -> timeOut(task.id(), f), task.timeout());
+        state.inflight.put(task.id(), f);
+        s.inflight.put(task.id(), f);
+        s.link.send(message);
+        Duration waited = Duration.between(task.createdAt(), now);
+        LOG.log(Level.DEBUG, "Task {0} ({1}) dispatched to {2}, attempt {3}", task.id(), task.tool(), s.name,
+                task.attempt());
+        state.listeners.forEach(l -> l.dispatched(task, s.id, waited));
+    }
+
+    private void timeOut(String taskId, Inflight f) {
+        if (state.inflight.get(taskId) != f || f.cancelled) {
+            return;
+        }
+        String reason = "timed out after " + DurationText.of(f.task.timeout());
+        f.cancelled = true;
+        f.session.link.send(new TaskCancel(taskId, reason));
+        try {
+            Task failed = queue.fail(taskId, reason, false);
+            LOG.log(Level.WARNING, "Task {0} ({1}) on {2} {3}", taskId, f.task.tool(), f.session.name, reason);
+            state.finished(failed);
+        } catch (QueueException e) {
+            LOG.log(Level.DEBUG, "Task {0} timed out but had already ended: {1}", taskId, e.getMessage());
+        }
+    }
+
+    /** What this router does when another process changes the shared queue. */
+    QueueEvents queueEvents(java.util.function.Consumer<Runnable> post) {
+        java.util.concurrent.atomic.AtomicBoolean pumpPending = new java.util.concurrent.atomic.AtomicBoolean();
+        return new QueueEvents() {
+                    public void workAvailable() {
+                // Coalesce a burst of wake-ups into one pass over the workers.
+                if (pumpPending.compareAndSet(false, true)) {
+                    post.accept(() -> {
+                        pumpPending.set(false);
+                        pumpAll();
+                    });
+                }
+            }
+
+                    public void taskFinished(String taskId) {
+                post.accept(() -> finishedElsewhere(taskId));
+            }
+
+                    public void taskCancelled(String taskId) {
+                post.accept(() -> stopOnWorker(taskId, "cancelled"));
+            }
+        };
+    }
+
+    /** Completes the waiters of a task another brain finished. */
+    void finishedElsewhere(String taskId) {
+        if (!state.waiters.containsKey(taskId)) {
+            return;
+        }
+        queue.get(taskId).filter(t -> t.status().isFinished()).ifPresent(state::finished);
+    }
+
+    /** Tells the worker running {@code taskId}, if any, to stop; it stays in flight until its result arrives. */
+    void stopOnWorker(String taskId, String reason) {
+        Inflight f = state.inflight.get(taskId);
+        if (f != null && !f.cancelled) {
+            f.cancelled = true;
+            if (f.deadline != null) {
+                f.deadline.cancel(false);
+            }
+            f.session.link.send(new TaskCancel(taskId, reason));
+        }
+    }
+}
