@@ -7,9 +7,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Progress;
 import dev.efferent.router.ToolInfo;
-import dev.efferent.router.Progress;
 import dev.efferent.router.WorkerInfo;
 
 import java.util.Locale;
@@ -28,7 +28,8 @@ public final class Views {
     /** {@link #task(Task, Function)}, with the last progress of a running task. */
     public ObjectNode task(Task t, Function<String, String> workerName, java.util.Optional<Progress> progress) {
         ObjectNode v = task(t, workerName);
-        progress.ifPresent(p -> v.putObject("progress").put("percent", p.percent()).put("message", p.message())
+        // Only while it runs: a task that has just ended, or gone back to the queue, shows no stale progress.
+        progress.filter(p -> t.status() == TaskStatus.RUNNING).ifPresent(p -> v.putObject("progress").put("percent", p.percent()).put("message", p.message())
                 .put("at", p.at().toString()));
         return v;
     }

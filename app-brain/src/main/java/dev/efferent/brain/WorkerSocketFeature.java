@@ -45,6 +45,13 @@ public final class WorkerSocketFeature implements BrainFeature {
     @Override
     public void http(HttpRouting.Builder routing) {
         routing.get(PATH, (req, res) -> {
+            if (hands && secret.accepts(req.headers())) {
+                // The right secret, but no WebSocket: a proxy that drops the upgrade, or a worker asking why.
+                res.status(Status.create(426, "Upgrade Required")).header(HeaderValues.CONTENT_TYPE_JSON)
+                        .send(views.error(426, "the worker secret is right, but this is not a WebSocket upgrade: "
+                                + "check that a proxy in between passes 'Upgrade: websocket' on").toString());
+                return;
+            }
             Status status = hands ? Status.UNAUTHORIZED_401 : Status.NOT_FOUND_404;
             guard.refusals().warn("Refused a worker connection from {0}: {1}", Peers.of(req),
                     hands ? "missing or wrong worker secret" : "hands are not enabled");

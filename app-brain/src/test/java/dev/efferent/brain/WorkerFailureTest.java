@@ -68,6 +68,7 @@ class WorkerFailureTest extends BrainFixture {
         assertTrue(logged.getFirst().matches("Refused a worker connection from 127\\.0\\.0\\.1:\\d+: missing or wrong "
                 + "worker secret"), logged.toString());
         assertEquals(401, request("GET", "/ws/worker", null, null).statusCode());
+        assertEquals(426, request("GET", "/ws/worker", null, SECRET).statusCode(), "the right secret, no upgrade");
         Process bad = startWorker("intruder", dir.resolve("intruder"), Map.of("EFFERENT_WORKER_SECRET", "nope"),
                 "--max-reconnect-attempts", "1");
         assertTrue(bad.waitFor(30, TimeUnit.SECONDS));

@@ -147,7 +147,9 @@ public final class ChatMain {
             if (last) {
                 try {
                     JsonNode m = JSON.readTree(PARTIAL.toString());
-                    if ("message".equals(m.path("type").asText())) {
+                    // A streamed reply is printed once, whole, when it is done: a terminal cannot edit a line.
+                    boolean unfinished = "streamed".equals(m.path("kind").asText()) && !m.path("done").asBoolean();
+                    if ("message".equals(m.path("type").asText()) && !unfinished) {
                         out.println(m.path("text").asText());
                     }
                 } catch (IOException e) {

@@ -96,6 +96,8 @@ final class BrainSession implements WsListener {
                                 + "start it with --hands (hands.enabled: true)", brain);
                         closed.complete(brain + " takes no workers (hands are not enabled there)");
                     }
+                    case 426 -> closed.complete("the WebSocket upgrade at " + brain + " failed though the secret is "
+                            + "right: something in between (a proxy) does not pass WebSocket upgrades on (" + message + ")");
                     default -> closed.complete("the WebSocket upgrade at " + brain + " failed: " + message);
                 }
             } catch (RuntimeException e) {

@@ -64,7 +64,7 @@ final class BenchWorker implements WsListener {
     @Override
     public void onOpen(WsSession session) {
         this.session = session;
-        send(new WorkerRegister(1, id, id, "bench", "bench", List.of(NOOP), slots));
+        send(new WorkerRegister(Message.PROTOCOL_VERSION, id, id, "bench", "bench", List.of(NOOP), slots));
     }
 
     @Override

@@ -34,7 +34,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final Checkpoints checkpoints;
     private final Duration progressInterval;
     private final Clock clock;
-    /** Last percent reported by each running task (for /tasks and the console). */
+    /** When each running task's progress was last sent, to send at most one per interval. */
     private final Map<String, Instant> lastProgressSent = new ConcurrentHashMap<>();
     /** Conversations with tasks on a worker, by worker id, and those told it went offline. */
     private final Map<String, Set<String>> onWorker = new ConcurrentHashMap<>();
@@ -46,6 +46,11 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
      * thread, which must not wait on a chat, and never behind another conversation.
      */
     private final ConversationLanes lanes = new ConversationLanes();
+    /**
+     * The assistant's turns, one at a time per conversation, apart from the lanes: what it sends goes out at once,
+     * and a command (an answer to its prompt) is handled while its turn waits.
+     */
+    private final ConversationLanes turns = new ConversationLanes();
     private final Assistant assistant;
     private final ConversationStore store;
 
@@ -103,7 +108,15 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                 if (CommandHandler.isCommand(message.text())) {
                     commands.handle(message).forEach(r -> send(c, r));
                 } else {
-                    assistant.onMessage(message, replies(c));
+                    turns.post(c.key(), () -> {
+                        try {
+                            assistant.onMessage(message, replies(c));
+                        } catch (RuntimeException e) {
+                            LOG.log(Level.WARNING, "The assistant failed in " + c.key() + ": " + message.text(), e);
+                            lanes.post(c.key(), () -> send(c, new OutgoingMessage.Text("That failed inside the "
+                                    + "brain: " + e.getMessage())));
+                        }
+                    });
                 }
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Handling a message failed in " + c.key() + ": " + message.text(), e);
@@ -265,6 +278,8 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                 LOG.log(Level.WARNING, "Channel " + c.name() + " did not close cleanly", e);
             }
         });
-        lanes.close();
+        turns.close(java.time.Duration.ZERO);
+        // Checkpoints already on their way still go out.
+        lanes.close(Duration.ofSeconds(2));
     }
 }

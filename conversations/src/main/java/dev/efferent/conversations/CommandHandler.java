@@ -50,7 +50,6 @@ public final class CommandHandler {
 
     private final Router router;
     private final Assistant assistant;
-    private final Checkpoints checkpoints;
     private final Clock clock;
 
     /**
@@ -64,7 +63,6 @@ public final class CommandHandler {
     public CommandHandler(Router router, Assistant assistant, int maxChars, Clock clock) {
         this.router = router;
         this.assistant = assistant;
-        this.checkpoints = new Checkpoints(maxChars);
         this.clock = clock;
     }
 

@@ -34,20 +34,30 @@ final class ConversationLanes {
     }
 
     private void drain(String key) {
-        while (true) {
-            Runnable next;
-            synchronized (lanes) {
-                ArrayDeque<Runnable> lane = lanes.get(key);
-                next = lane.poll();
-                if (next == null) {
-                    lanes.remove(key);
-                    return;
+        boolean emptied = false;
+        try {
+            while (true) {
+                Runnable next;
+                synchronized (lanes) {
+                    ArrayDeque<Runnable> lane = lanes.get(key);
+                    next = lane.poll();
+                    if (next == null) {
+                        lanes.remove(key);
+                        emptied = true;
+                        return;
+                    }
+                }
+                try {
+                    next.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "Work in conversation " + key + " failed; the conversation goes on", e);
                 }
             }
-            try {
-                next.run();
-            } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Work in conversation " + key + " failed; the conversation goes on", e);
+        } finally {
+            if (!emptied) {
+                // An Error ended this thread: the lane must not be left with nobody to drain it.
+                LOG.log(Level.ERROR, "A conversation lane ({0}) stopped on an error; it goes on with what is left", key);
+                Thread.ofVirtual().name("efferent-conversation").start(() -> drain(key));
             }
         }
     }
@@ -59,10 +69,19 @@ final class ConversationLanes {
         }
     }
 
-    /** Takes no more work; what runs finishes. */
-    void close() {
+    /** Takes no more work, and waits up to {@code grace} for what was posted to be done. */
+    void close(java.time.Duration grace) {
         synchronized (lanes) {
             closed = true;
+        }
+        long end = System.nanoTime() + grace.toNanos();
+        while (size() > 0 && System.nanoTime() < end) {
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
         }
     }
 }

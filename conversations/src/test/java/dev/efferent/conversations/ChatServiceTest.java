@@ -96,6 +96,43 @@ class ChatServiceTest {
     }
 
     @Test
+    void whatTheAssistantSendsGoesOutAtOnceAndCommandsAreAnsweredWhileItsTurnWaits() throws Exception {
+        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+                new ProtocolCodec(), Clock.systemUTC());
+        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+        Assistant asking = (message, replies) -> {
+            replies.stream("thinking");
+            try {
+                // Waiting for the person, e.g. for an answer to a prompt.
+                answered.await(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            replies.stream(" done");
+            replies.finish();
+        };
+        chat = new ChatService(router, asking, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        Recorder channel = new Recorder();
+        chat.add(channel);
+        Conversation a = new Conversation("test", "a");
+
+        channel.inbox.receive(new IncomingMessage(a, "ann", "plan my day"));
+        OutgoingMessage first = channel.next(a).message;
+        assertEquals(new OutgoingMessage.Streamed(((OutgoingMessage.Streamed) first).replyId(), "thinking", "thinking",
+                false), first, "sent while the turn still runs");
+        channel.inbox.receive(new IncomingMessage(a, "ann", "/help"));
+        assertTrue(channel.next(a).message.text().contains("/shell"), "a command is answered while the turn waits");
+        answered.countDown();
+        OutgoingMessage.Streamed end = (OutgoingMessage.Streamed) channel.next(a).message;
+        assertEquals(" done", end.appended());
+        OutgoingMessage.Streamed last = (OutgoingMessage.Streamed) channel.next(a).message;
+        assertTrue(last.done());
+        assertEquals("thinking done", last.text());
+    }
+
+    @Test
     void theMemoryStoreKeepsTheLastMessagesOfTheMostRecentConversations() {
         MemoryConversationStore store = new MemoryConversationStore(3, 2);
         for (int i = 0; i < 5; i++) {

@@ -64,7 +64,9 @@ public interface Settings {
     /** The value of {@code key} as a duration: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 1h}, {@code 2d} or ISO-8601. */
     default Duration getDuration(String key, Duration defaultValue) {
         return get(key).map(v -> Durations.parse(v).orElseThrow(() -> new SettingsException("setting "
-                + describe(key) + " must be " + Durations.FORMS + ", got '" + v + "'"))).orElse(defaultValue);
+                + describe(key) + " must be " + Durations.FORMS + ", got '" + v + "'"
+                + (v.strip().matches("\\d+") ? " (a bare number has no unit: write " + v.strip() + "ms)" : ""))))
+                .orElse(defaultValue);
     }
 
     /** Parses {@code value} with the settings' duration grammar; empty if it is not a duration. */

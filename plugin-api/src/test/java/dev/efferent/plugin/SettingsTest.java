@@ -40,6 +40,9 @@ class SettingsTest {
                 () -> named.getDuration("connect-timeout", Duration.ZERO));
         assertEquals("setting 'queue.postgres.connect-timeout' (EFFERENT_QUEUE_POSTGRES_CONNECT__TIMEOUT) must be a "
                 + "duration such as 500ms, 30s, 5m, 1h, 2d or ISO-8601 PT30S, got 'soon'", e.getMessage());
+        assertEquals("setting 't' must be a duration such as 500ms, 30s, 5m, 1h, 2d or ISO-8601 PT30S, got '30000' "
+                + "(a bare number has no unit: write 30000ms)", assertThrows(SettingsException.class,
+                () -> Settings.of(Map.of("t", "30000")).getDuration("t", Duration.ZERO)).getMessage());
         assertEquals("setting 'n' must be a whole number, got 'many'",
                 assertThrows(SettingsException.class, () -> Settings.of(Map.of("n", "many")).getLong("n", 0))
                         .getMessage());

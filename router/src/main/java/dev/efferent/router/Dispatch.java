@@ -140,7 +140,7 @@ final class Dispatch {
             LOG.log(Level.WARNING, "Task {0} ({1}) on {2} {3}", taskId, f.task.tool(), f.session.name, reason);
             state.finished(failed);
         } catch (QueueException e) {
-            LOG.log(Level.DEBUG, "Task {0} timed out but had already ended: {1}", taskId, e.getMessage());
+            LOG.log(RouterState.level(e), "Task {0} timed out but had already ended: {1}", taskId, e.getMessage());
         }
     }
 

@@ -108,7 +108,7 @@ final class Maintenance {
                     queue.renewLease(f.task.id(), f.session.id, settings.lease());
                     f.leaseRenewedAt = now;
                 } catch (QueueException e) {
-                    LOG.log(Level.DEBUG, "Lease of task {0} not renewed: {1}", f.task.id(), e.getMessage());
+                    LOG.log(RouterState.level(e), "Lease of task {0} not renewed: {1}", f.task.id(), e.getMessage());
                 }
             }
         }
@@ -118,7 +118,7 @@ final class Maintenance {
                 try {
                     dispatch.finishedElsewhere(id);
                 } catch (QueueException e) {
-                    LOG.log(Level.DEBUG, "Could not check task {0}: {1}", id, e.getMessage());
+                    LOG.log(RouterState.level(e), "Could not check task {0}: {1}", id, e.getMessage());
                 }
             }
         }

@@ -157,4 +157,14 @@ final class RouterState {
             waiting.forEach(w -> w.complete(task));
         }
     }
+
+    /**
+     * How loud a queue failure is: a task that had already ended or is gone is routine (DEBUG); anything else, a
+     * database that does not answer, is a WARNING, never hidden.
+     */
+    static System.Logger.Level level(dev.efferent.queue.QueueException e) {
+        return e instanceof dev.efferent.queue.IllegalTransitionException
+                || e instanceof dev.efferent.queue.TaskNotFoundException
+                ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
+    }
 }

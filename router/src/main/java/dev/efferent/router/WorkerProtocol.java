@@ -45,11 +45,11 @@ final class WorkerProtocol {
     /** How long a new connection may take to send {@code worker:register}. */
     static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(10);
 
-    final RouterSettings settings;
-    final TaskQueue queue;
-    final Clock clock;
-    final RouterState state;
-    final BiFunction<Runnable, Duration, Future<?>> scheduler;
+    private final RouterSettings settings;
+    private final TaskQueue queue;
+    private final Clock clock;
+    private final RouterState state;
+    private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
 
     WorkerProtocol(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
@@ -281,7 +281,7 @@ final class WorkerProtocol {
             f.accepted = true;
             f.leaseRenewedAt = clock.instant();
         } catch (QueueException e) {
-            LOG.log(Level.DEBUG, "Task {0} accepted by {1} but not started: {2}", a.taskId(), s.name, e.getMessage());
+            LOG.log(RouterState.level(e), "Task {0} accepted by {1} but not started: {2}", a.taskId(), s.name, e.getMessage());
         }
     }
 
@@ -325,7 +325,7 @@ final class WorkerProtocol {
                         ? "invalid params for " + f.task.tool() : r.message(), false));
             }
         } catch (QueueException e) {
-            LOG.log(Level.DEBUG, "Rejected task {0} could not be put back: {1}", r.taskId(), e.getMessage());
+            LOG.log(RouterState.level(e), "Rejected task {0} could not be put back: {1}", r.taskId(), e.getMessage());
         }
         dispatch.pumpAll();
     }
@@ -445,7 +445,7 @@ final class WorkerProtocol {
                     requeued++;
                 }
             } catch (QueueException e) {
-                LOG.log(Level.DEBUG, "Task {0} of lost worker {1} had already ended: {2}", f.task.id(), s.name,
+                LOG.log(RouterState.level(e), "Task {0} of lost worker {1} had already ended: {2}", f.task.id(), s.name,
                         e.getMessage());
             }
         }
