@@ -14,7 +14,6 @@ import java.util.List;
 /** The checkpoint messages of a task: {@code [🔄 NN%] …}, {@code [✅ Complete] …}, {@code [❌ Failed] …}. */
 final class Checkpoints {
     private static final System.Logger LOG = System.getLogger(Checkpoints.class.getName());
-    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
     private final int maxChars;
 
     /** @param maxChars longest result text sent in one message; the rest is offered with /result */
@@ -34,7 +33,7 @@ final class Checkpoints {
         if (task.status() == TaskStatus.COMPLETED) {
             ToolResult result = task.result().map(r -> {
                 try {
-                    return ToolResultJson.fromJson(JSON.readTree(r));
+                    return ToolResultJson.fromJson(CommandHandler.JSON.readTree(r));
                 } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
                     // Stored by the router from a checked task:result, so this is a bug; show the text as it is.
                     LOG.log(System.Logger.Level.WARNING, "Task {0}: its stored result is not a tool result ({1}); "

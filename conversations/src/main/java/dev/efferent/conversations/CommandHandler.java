@@ -34,7 +34,8 @@ import java.util.stream.Collectors;
  * wrong and the command's usage, never a stack trace.
  */
 public final class CommandHandler {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** The module's one JSON mapper (thread-safe once configured). */
+    static final ObjectMapper JSON = new ObjectMapper();
     static final String HELP = """
             Commands:
             /help — this list
