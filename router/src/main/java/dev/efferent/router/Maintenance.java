@@ -1,8 +1,10 @@
 package dev.efferent.router;
 
 import dev.efferent.core.tools.DurationText;
+import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 
 import java.lang.System.Logger.Level;
@@ -27,6 +29,8 @@ final class Maintenance {
     private final Dispatch dispatch;
     private final WorkerProtocol workers;
     private Instant lastCleanup = Instant.EPOCH;
+    /** A renewal failed because the queue did not answer: leases are renewed again before any is expired. */
+    private boolean leasesBehind;
     /**
      * Leases are expired only once this brain has been up for a whole lease. While no brain ran, nobody could
      * renew them: a live worker still running a task gets the time to reconnect (its backoff, 30 s at most) and
@@ -102,15 +106,25 @@ final class Maintenance {
     void maintain() {
         Instant now = clock.instant();
         Duration half = settings.lease().dividedBy(2);
+        boolean renewed = true;
         for (Inflight f : state.inflight.values()) {
             if (!f.cancelled && Duration.between(f.leaseRenewedAt, now).compareTo(half) >= 0) {
                 try {
                     queue.renewLease(f.task.id(), f.session.id, settings.lease());
                     f.leaseRenewedAt = now;
                 } catch (QueueException e) {
+                    renewed &= e instanceof IllegalTransitionException || e instanceof TaskNotFoundException;
                     LOG.log(RouterState.level(e), "Lease of task {0} not renewed: {1}", f.task.id(), e.getMessage());
                 }
             }
+        }
+        if (!renewed) {
+            // The queue did not answer (PostgreSQL down): our own workers' leases could not be renewed, so none is
+            // expired now; once it answers again, they are renewed before any is.
+            leasesBehind = true;
+        } else if (leasesBehind) {
+            leasesBehind = !renewLeasesOfOnlineWorkers();
+            renewed = !leasesBehind;
         }
         // Tasks finished by another brain, in case its notice was lost.
         for (String id : List.copyOf(state.waiters.keySet())) {
@@ -122,7 +136,7 @@ final class Maintenance {
                 }
             }
         }
-        if (!now.isBefore(expireLeasesFrom)) {
+        if (renewed && !now.isBefore(expireLeasesFrom)) {
             try {
                 for (Task t : queue.requeueExpiredLeases()) {
                     if (t.status().isFinished()) {
@@ -136,6 +150,21 @@ final class Maintenance {
         cleanUp(now);
         forgetOfflineWorkers(now);
         dispatch.pumpAll();
+    }
+
+    /** Renews the leases of every online worker (after an outage of the queue); whether all were. */
+    private boolean renewLeasesOfOnlineWorkers() {
+        for (WorkerSession s : List.copyOf(state.sessions.values())) {
+            if (s.online && !s.local) {
+                try {
+                    queue.renewLeases(s.id, settings.lease());
+                } catch (QueueException e) {
+                    LOG.log(Level.WARNING, "Could not renew the leases of worker {0}: {1}", s.name, e.getMessage());
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     private void forgetOfflineWorkers(Instant now) {
