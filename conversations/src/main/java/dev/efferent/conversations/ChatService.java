@@ -81,7 +81,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                        Duration progressInterval, Clock clock) {
         this.store = store;
         this.assistant = assistant;
-        this.commands = new CommandHandler(router, assistant, maxChars, clock);
+        this.commands = new CommandHandler(router, assistant, clock);
         this.checkpoints = new Checkpoints(maxChars);
         this.progressInterval = progressInterval;
         this.clock = clock;

@@ -58,10 +58,9 @@ public final class CommandHandler {
      *
      * @param router      runs the tasks
      * @param assistant   answers text that is not a command (see {@link #handle})
-     * @param maxChars    longest output shown in one message
      * @param clock       for ages
      */
-    public CommandHandler(Router router, Assistant assistant, int maxChars, Clock clock) {
+    public CommandHandler(Router router, Assistant assistant, Clock clock) {
         this.router = router;
         this.assistant = assistant;
         this.clock = clock;

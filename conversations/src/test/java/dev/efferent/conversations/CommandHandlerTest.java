@@ -43,7 +43,7 @@ class CommandHandlerTest {
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        handler = new CommandHandler(router, Assistant.COMMANDS_ONLY, 200,
+        handler = new CommandHandler(router, Assistant.COMMANDS_ONLY,
                 Clock.systemUTC());
     }
 
