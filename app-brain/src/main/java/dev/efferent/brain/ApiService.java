@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.conversations.Wording;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
@@ -117,8 +118,8 @@ final class ApiService implements HttpService {
         if (wait.isPresent() && !task.status().isFinished()) {
             task = await(task, wait.get());
         }
-        ObjectNode view = views.task(task, names(), router.progress(task.id()));
-        view.put("message", submission.message());
+        ObjectNode view = views.task(task, names(), router.progress(task));
+        view.put("message", Wording.of(submission));
         view.put("offline", submission.offline());
         send(res, task.status().isFinished() && wait.isPresent() ? Status.OK_200 : Status.ACCEPTED_202, view);
     }
@@ -156,7 +157,7 @@ final class ApiService implements HttpService {
         }
         Function<String, String> names = names();
         ArrayNode tasks = json.createArrayNode();
-        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names, router.progress(t.id()))));
+        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names, router.progress(t))));
         ObjectNode out = json.createObjectNode();
         out.set("tasks", tasks);
         send(res, Status.OK_200, out);
@@ -169,8 +170,8 @@ final class ApiService implements HttpService {
             send(res, Status.NOT_FOUND_404, views.error(404, "no task with id '" + id + "'"));
             return;
         }
-        ObjectNode view = views.task(task.get(), names(), router.progress(task.get().id()));
-        router.waitingReason(id).ifPresent(why -> view.put("waiting", why));
+        ObjectNode view = views.task(task.get(), names(), router.progress(task.get()));
+        router.waiting(id).ifPresent(why -> view.put("waiting", Wording.of(why)));
         send(res, Status.OK_200, view);
     }
 

@@ -3,6 +3,9 @@ package dev.efferent.brain;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.conversations.ChatService;
 import dev.efferent.conversations.Assistant;
+import dev.efferent.conversations.ConversationStore;
+import dev.efferent.conversations.MemoryConversationStore;
+import dev.efferent.conversations.RecordedConversationStore;
 import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.core.channel.Channels;
@@ -73,17 +76,23 @@ final class Brain implements AutoCloseable {
             router = Router.start(routing, queue, Optional.of(tools), codec, Clock.systemUTC());
             metrics = new BrainMetrics(router);
             router.addListener(metrics);
-            chat = new ChatService(router, Assistant.COMMANDS_ONLY,
+            // With a durable queue, conversations are kept beside its tasks (PostgreSQL: the same database).
+            ConversationStore store = queue.records()
+                    .<ConversationStore>map(records -> new RecordedConversationStore(records, HISTORY))
+                    .orElseGet(MemoryConversationStore::new);
+            chat = new ChatService(router, Assistant.COMMANDS_ONLY, store,
                     config.get("chat.max-result-chars").asInt().orElse(1500),
                     RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
             ChatService conversations = chat;
-            ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY));
+            // The brain's one JSON mapper: the REST API, the console and its sockets.
+            ObjectMapper json = new ObjectMapper();
+            ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY), json);
             chat.add(console);
             for (Channel channel : Channels.create(config, Channels.providers(plugins,
                     PluginLayers.failOnError(config)).build())) {
                 chat.add(channel);
             }
-            WebServer server = server(settings, routing, router, metrics, codec, console);
+            WebServer server = server(settings, routing, router, metrics, codec, console, json);
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
@@ -112,8 +121,8 @@ final class Brain implements AutoCloseable {
     }
 
     private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
-                                    BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console) {
-        ObjectMapper json = new ObjectMapper();
+                                    BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console,
+                                    ObjectMapper json) {
         BearerToken apiToken = new BearerToken(settings.apiToken());
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
         Views views = new Views(json);

@@ -8,7 +8,7 @@ import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.router.Progress;
+import dev.efferent.queue.Progress;
 import dev.efferent.router.ToolInfo;
 import dev.efferent.router.WorkerInfo;
 
@@ -83,7 +83,7 @@ public final class Views {
         v.put("name", d.name());
         v.put("description", d.description());
         v.set("inputSchema", d.inputSchema());
-        v.put("placement", t.placement());
+        v.put("placement", t.placement().name());
         ObjectNode hints = v.putObject("annotations");
         hints.put("readOnlyHint", d.readOnly());
         hints.put("destructiveHint", d.destructive());

@@ -103,25 +103,32 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             if (message.text().isBlank()) {
                 return;
             }
-            keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(), clock.instant()));
+            if (!CommandHandler.isCommand(message.text())) {
+                keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(),
+                        clock.instant()));
+                turns.post(c.key(), () -> {
+                    try {
+                        assistant.onMessage(message, replies(c));
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "The assistant failed in " + c.key() + ": " + message.text(), e);
+                        lanes.post(c.key(), () -> send(c, new OutgoingMessage.Text("That failed inside the "
+                                + "brain: " + e.getMessage())));
+                    }
+                });
+                return;
+            }
+            Instant at = clock.instant();
+            List<String> started = new java.util.ArrayList<>(1);
+            List<OutgoingMessage> replies;
             try {
-                if (CommandHandler.isCommand(message.text())) {
-                    commands.handle(message).forEach(r -> send(c, r));
-                } else {
-                    turns.post(c.key(), () -> {
-                        try {
-                            assistant.onMessage(message, replies(c));
-                        } catch (RuntimeException e) {
-                            LOG.log(Level.WARNING, "The assistant failed in " + c.key() + ": " + message.text(), e);
-                            lanes.post(c.key(), () -> send(c, new OutgoingMessage.Text("That failed inside the "
-                                    + "brain: " + e.getMessage())));
-                        }
-                    });
-                }
+                replies = commands.handle(message, started::add);
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Handling a message failed in " + c.key() + ": " + message.text(), e);
-                send(c, new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
+                replies = List.of(new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
             }
+            // Kept with the task it started, before the replies: a reload shows them in order.
+            keep(new ConversationEntry(c.key(), true, "text", message.text(), true, started.stream().findFirst(), at));
+            replies.forEach(r -> send(c, r));
         });
     }
 

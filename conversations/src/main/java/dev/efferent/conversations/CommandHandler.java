@@ -11,7 +11,7 @@ import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.router.Progress;
+import dev.efferent.queue.Progress;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
@@ -24,6 +24,7 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.Consumer;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
@@ -76,6 +77,12 @@ public final class CommandHandler {
      * returns (the conversation service lets it answer later too).
      */
     public List<OutgoingMessage> handle(IncomingMessage message) {
+        return handle(message, id -> {
+        });
+    }
+
+    /** {@link #handle(IncomingMessage)}, telling {@code started} the id of each task the message started. */
+    public List<OutgoingMessage> handle(IncomingMessage message, Consumer<String> started) {
         String text = message.text().strip();
         if (!isCommand(text)) {
             if (text.isEmpty()) {
@@ -110,13 +117,13 @@ public final class CommandHandler {
                 case "/cancel" -> cancel(args);
                 case "/workers", "/nodes" -> say(workers(conversation));
                 case "/worker" -> worker(conversation, args);
-                case "/run" -> run(conversation, args);
+                case "/run" -> run(conversation, args, started);
                 case "/shell" -> args.isEmpty() ? usage("/shell <command>", "give the command to run")
-                        : submit(conversation, "run_shell", JSON.createObjectNode().put("command", args));
+                        : submit(conversation, "run_shell", JSON.createObjectNode().put("command", args), started);
                 case "/read" -> args.isEmpty() ? usage("/read <path>", "give the file to show")
-                        : submit(conversation, "read_file", JSON.createObjectNode().put("path", args));
+                        : submit(conversation, "read_file", JSON.createObjectNode().put("path", args), started);
                 case "/ls" -> submit(conversation, "list_dir",
-                        JSON.createObjectNode().put("path", args.isEmpty() ? "." : args).put("depth", 1));
+                        JSON.createObjectNode().put("path", args.isEmpty() ? "." : args).put("depth", 1), started);
                 case "/result" -> result(args);
                 default -> say("Unknown command " + command + ". Send /help for the list.");
             };
@@ -127,12 +134,16 @@ public final class CommandHandler {
         }
     }
 
-    private List<OutgoingMessage> submit(Conversation conversation, String tool, ObjectNode params) {
+    private List<OutgoingMessage> submit(Conversation conversation, String tool, ObjectNode params,
+                                         Consumer<String> started) {
         Submission s = router.submit(TaskRequest.of(tool, params).from(conversation.key()));
-        return say(s.message());
+        if (s.outcome() != Submission.Outcome.DUPLICATE) {
+            started.accept(s.task().id());
+        }
+        return say(Wording.of(s));
     }
 
-    private List<OutgoingMessage> run(Conversation conversation, String args) {
+    private List<OutgoingMessage> run(Conversation conversation, String args, Consumer<String> started) {
         if (args.isEmpty()) {
             return usage("/run <tool> <json>", "name the tool");
         }
@@ -148,7 +159,7 @@ public final class CommandHandler {
         if (params == null || !params.isObject()) {
             return usage("/run <tool> <json>", "the params must be a JSON object, like {\"path\": \"notes.txt\"}");
         }
-        return submit(conversation, tool, (ObjectNode) params);
+        return submit(conversation, tool, (ObjectNode) params, started);
     }
 
     private List<OutgoingMessage> cancel(String id) {
@@ -196,7 +207,7 @@ public final class CommandHandler {
         Instant now = clock.instant();
         return tasks.stream().map(t -> {
             String state = switch (t.status()) {
-                case RUNNING -> "running " + router.progress(t.id()).map(Progress::percent).orElse(0) + "% on "
+                case RUNNING -> "running " + router.progress(t).map(Progress::percent).orElse(0) + "% on "
                         + t.leaseOwner().map(names).orElse("?");
                 case CLAIMED -> "starting on " + t.leaseOwner().map(names).orElse("?");
                 default -> "queued" + t.targetWorker().map(w -> " for " + names.apply(w)).orElse("");

@@ -27,6 +27,7 @@ import java.util.Optional;
  * @param createdAt      when it was enqueued
  * @param updatedAt      when it last changed
  * @param finishedAt     when it finished
+ * @param progress       the last progress reported by the attempt running now; empty unless {@code RUNNING}
  */
 public record Task(String id,
                    String tool,
@@ -46,7 +47,8 @@ public record Task(String id,
                    Optional<String> error,
                    Instant createdAt,
                    Instant updatedAt,
-                   Optional<Instant> finishedAt) {
+                   Optional<Instant> finishedAt,
+                   Optional<Progress> progress) {
     public Task {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(tool, "tool");
@@ -64,6 +66,7 @@ public record Task(String id,
         Objects.requireNonNull(createdAt, "createdAt");
         Objects.requireNonNull(updatedAt, "updatedAt");
         Objects.requireNonNull(finishedAt, "finishedAt");
+        Objects.requireNonNull(progress, "progress");
     }
 
     /** Whether another attempt is allowed after this one. */

@@ -57,6 +57,13 @@ public interface TaskQueue extends AutoCloseable {
      */
     Task release(String taskId, String workerId);
 
+    /**
+     * Keeps the last progress of a task {@code workerId} is running, shown by {@link Task#progress()} until the
+     * attempt ends. Returns false, changing nothing, when the task is not running on that worker (it ended, or
+     * another holds it).
+     */
+    boolean progress(String taskId, String workerId, Progress progress);
+
     /** Stores the result (JSON object text): {@code CLAIMED | RUNNING → COMPLETED}. */
     Task complete(String taskId, String result);
 
@@ -115,6 +122,14 @@ public interface TaskQueue extends AutoCloseable {
      * requeued work, finished and cancelled tasks. A queue used by one process alone may never call it.
      */
     default void subscribe(QueueEvents events) {
+    }
+
+    /**
+     * The records kept beside the tasks, for a queue whose tasks outlive the process; empty for one that keeps
+     * them in memory (whoever needs records then keeps its own, for as long as the process runs).
+     */
+    default Optional<Records> records() {
+        return Optional.empty();
     }
 
     /** Releases the queue's resources. */

@@ -74,7 +74,7 @@ final class Admission {
         Enqueued enqueued = queue.add(spec.build());
         Task task = enqueued.task();
         if (!enqueued.created()) {
-            return new Submission(task, false, "This request was already submitted as task " + task.id() + ".");
+            return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
         }
         List<WorkerSession> candidates = dispatch.candidates(task, request.requester());
         for (WorkerSession s : candidates) {
@@ -87,18 +87,12 @@ final class Admission {
         }
         Inflight dispatched = state.inflight.get(task.id());
         boolean offline = candidates.isEmpty();
-        String message;
-        if (dispatched != null) {
-            task = dispatched.task;
-            message = "Running " + tool.name() + " on " + dispatched.session.name + " (" + task.id() + ").";
-        } else if (offline) {
-            message = "Your machine is offline. I've queued this task (" + task.id() + ").";
-        } else {
-            message = "Every worker that has " + tool.name() + " is busy. I've queued this task (" + task.id() + ").";
-        }
-        Task submitted = task;
-        state.listeners.forEach(l -> l.submitted(submitted, offline));
-        return new Submission(task, offline, message);
+        Submission submission = dispatched != null
+                ? new Submission(dispatched.task, Submission.Outcome.RUNNING, Optional.of(dispatched.session.name))
+                : new Submission(task, offline ? Submission.Outcome.QUEUED_OFFLINE : Submission.Outcome.QUEUED_BUSY,
+                Optional.empty());
+        state.listeners.forEach(l -> l.submitted(submission.task(), offline));
+        return submission;
     }
 
     Task cancel(String taskId, String reason) {
@@ -134,29 +128,27 @@ final class Admission {
         return future;
     }
 
-    /** Why a queued task is not running yet, in words a user understands; empty for a task that is not queued. */
-    Optional<String> waitingReason(String taskId) {
+    /** Why a queued task is not running yet; empty for a task that is not queued. */
+    Optional<Waiting> waiting(String taskId) {
         Optional<Task> found = queue.get(taskId);
         if (found.isEmpty() || found.get().status() != TaskStatus.QUEUED) {
             return Optional.empty();
         }
         Task task = found.get();
         if (task.runAt().isAfter(clock.instant())) {
-            return Optional.of("tried again at " + task.runAt() + " after: " + task.error().orElse("a failed attempt"));
+            return Optional.of(new Waiting.Retry(task.runAt(), task.error().orElse("a failed attempt")));
         }
         if (task.targetWorker().isPresent()) {
             String id = task.targetWorker().get();
             WorkerSession target = state.sessions.get(id);
             String name = state.workerName(id);
             if (target == null || !target.online) {
-                return Optional.of("waiting for worker " + name + " to come online");
+                return Optional.of(new Waiting.WorkerOffline(name));
             }
-            return Optional.of(target.tools.containsKey(task.tool()) ? "worker " + name + " is busy"
-                    : "worker " + name + " does not offer " + task.tool() + " (any more); cancel the task or start "
-                    + "a worker that has it");
+            return Optional.of(target.tools.containsKey(task.tool()) ? new Waiting.WorkerBusy(name)
+                    : new Waiting.WorkerLacksTool(name, task.tool()));
         }
         boolean anyone = state.sessions.values().stream().anyMatch(s -> s.online && s.tools.containsKey(task.tool()));
-        return Optional.of(anyone ? "every worker that has " + task.tool() + " is busy"
-                : "waiting for a worker that has " + task.tool() + " to come online");
+        return Optional.of(anyone ? new Waiting.AllBusy(task.tool()) : new Waiting.NoWorkerOnline(task.tool()));
     }
 }

@@ -66,7 +66,7 @@ final class Dispatch {
             return s.toolNames();
         }
         Set<String> tools = new java.util.HashSet<>(s.toolNames());
-        tools.removeIf(name -> Placement.HYBRID.name().equals(s.tools.get(name).placement())
+        tools.removeIf(name -> RouterState.placement(s.tools.get(name)) == Placement.HYBRID
                 && state.sessions.values().stream().anyMatch(w -> !w.local && w.online && w.tools.containsKey(name)));
         return tools;
     }

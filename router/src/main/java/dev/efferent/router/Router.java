@@ -10,6 +10,7 @@ import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
@@ -140,8 +141,8 @@ public final class Router implements AutoCloseable {
     }
 
     /** Why a queued task is not running yet (no worker online, all busy, a retry later); empty otherwise. */
-    public Optional<String> waitingReason(String taskId) {
-        return call(() -> admission.waitingReason(taskId));
+    public Optional<Waiting> waiting(String taskId) {
+        return call(() -> admission.waiting(taskId));
     }
 
     /** The task, if the queue has it. */
@@ -149,9 +150,15 @@ public final class Router implements AutoCloseable {
         return queue.get(taskId);
     }
 
-    /** The last progress {@code taskId} reported while running here; empty if none, or not running here. */
-    public Optional<Progress> progress(String taskId) {
-        return Optional.ofNullable(state.progress.get(taskId));
+    /**
+     * The last progress {@code task} reported while running: as it arrived when it runs on a worker of this brain,
+     * else as the queue keeps it (at most a second old); empty when it reported none or is not running.
+     */
+    public Optional<Progress> progress(Task task) {
+        if (task.status() != TaskStatus.RUNNING) {
+            return Optional.empty();
+        }
+        return Optional.ofNullable(state.progress.get(task.id())).or(task::progress);
     }
 
     /** Tasks in any of {@code statuses} (all when empty), oldest first. */
@@ -288,7 +295,7 @@ public final class Router implements AutoCloseable {
         executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
         // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatch).
         List<ToolDescriptor> runsHere = settings.handsEnabled()
-                ? all.stream().filter(d -> !Placement.LOCAL.name().equals(d.placement())).toList() : all;
+                ? all.stream().filter(d -> RouterState.placement(d) != Placement.LOCAL).toList() : all;
         InProcessWorker link = new InProcessWorker();
         Connection connection = new Connection(this, link, true, codec, clock);
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));

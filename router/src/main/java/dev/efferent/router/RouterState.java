@@ -2,6 +2,7 @@ package dev.efferent.router;
 
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.tools.spi.Placement;
 
@@ -29,6 +30,8 @@ final class RouterState {
     final Map<String, Inflight> inflight = new HashMap<>();
     /** The last progress of each task running here; read from any thread (REST, console). */
     final Map<String, Progress> progress = new java.util.concurrent.ConcurrentHashMap<>();
+    /** When each task's progress was last written to the queue (nanoTime). */
+    final Map<String, Long> progressStored = new HashMap<>();
     final Map<String, List<CompletableFuture<Task>>> waiters = new HashMap<>();
     final Map<String, String> activeWorkers = new HashMap<>();
     final List<RouterListener> listeners = new CopyOnWriteArrayList<>();
@@ -92,7 +95,7 @@ final class RouterState {
     List<ToolInfo> tools(RouterSettings settings) {
         return knownTools.values().stream()
                 .sorted(Comparator.comparing(ToolDescriptor::name))
-                .map(d -> new ToolInfo(d, settings.placementOf(d.name(), Placement.valueOf(d.placement())).name(),
+                .map(d -> new ToolInfo(d, settings.placementOf(d.name(), placement(d)),
                         sessions.values().stream().filter(s -> s.tools.containsKey(d.name())).map(s -> s.name).toList(),
                         origins.getOrDefault(d.name(), d.origin())))
                 .toList();
@@ -138,10 +141,16 @@ final class RouterState {
         return Optional.ofNullable(activeWorkers.get(requester));
     }
 
+    /** Where {@code tool} says it runs (the codec admits only the enum's names). */
+    static Placement placement(ToolDescriptor tool) {
+        return Placement.valueOf(tool.placement());
+    }
+
     /** Stops tracking a dispatched task. */
     void forget(Inflight f) {
         inflight.remove(f.task.id(), f);
         progress.remove(f.task.id());
+        progressStored.remove(f.task.id());
         f.session.inflight.remove(f.task.id(), f);
         if (f.deadline != null) {
             f.deadline.cancel(false);
@@ -151,6 +160,7 @@ final class RouterState {
     /** A task finished: tell the listeners and whoever waits for it. */
     void finished(Task task) {
         progress.remove(task.id());
+        progressStored.remove(task.id());
         listeners.forEach(l -> l.finished(task));
         List<CompletableFuture<Task>> waiting = waiters.remove(task.id());
         if (waiting != null) {

@@ -1,6 +1,7 @@
 package dev.efferent.router;
 
 import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.tools.spi.Placement;
 
 import java.util.List;
 
@@ -12,5 +13,5 @@ import java.util.List;
  * @param workers    names of the online workers that have it (the brain's own worker is {@code brain})
  * @param origin     where the tool came from (module, version, jar): the brain's own copy, else as a worker said
  */
-public record ToolInfo(ToolDescriptor descriptor, String placement, List<String> workers, String origin) {
+public record ToolInfo(ToolDescriptor descriptor, Placement placement, List<String> workers, String origin) {
 }

@@ -17,6 +17,7 @@ import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.WorkerTools;
 import dev.efferent.queue.IllegalTransitionException;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
@@ -44,6 +45,8 @@ final class WorkerProtocol {
     static final Duration TAKEOVER_PROBE = Duration.ofSeconds(2);
     /** How long a new connection may take to send {@code worker:register}. */
     static final Duration REGISTER_TIMEOUT = Duration.ofSeconds(10);
+    /** How often a task's progress is written to the queue: what other brains show is at most this old. */
+    static final long STORE_PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RouterSettings settings;
     private final TaskQueue queue;
@@ -86,13 +89,16 @@ final class WorkerProtocol {
             case TaskRejected r -> rejected(s, r);
             case TaskProgress p -> {
                 Inflight f = state.inflight.get(p.taskId());
+                Progress progress = new Progress(p.percent(), p.message(), clock.instant());
                 if (f == null && holdsLease(s, p.taskId())) {
-                    // Dispatched before this brain restarted, or by another brain: its progress has no listener here.
+                    // Dispatched before this brain restarted: no listener here, but the task keeps its progress.
                     LOG.log(Level.DEBUG, "Progress of task {0} from {1}, not dispatched by this brain", p.taskId(), s.name);
+                    store(s, p.taskId(), progress);
                 } else if (f == null || f.session != s) {
                     notDispatchedHere(s, "task:progress", p.taskId());
                 } else if (!f.cancelled) {
-                    state.progress.put(p.taskId(), new Progress(p.percent(), p.message(), clock.instant()));
+                    state.progress.put(p.taskId(), progress);
+                    store(s, p.taskId(), progress);
                     state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
                 }
             }
@@ -375,6 +381,21 @@ final class WorkerProtocol {
         }
         Optional<Task> task = queue.get(r.taskId());
         return task.isEmpty() || task.get().status().isFinished() || task.get().leaseOwner().equals(Optional.of(s.id));
+    }
+
+    /** Writes a task's progress to the queue, at most once a second per task, so that every brain shows it. */
+    private void store(WorkerSession s, String taskId, Progress progress) {
+        long now = System.nanoTime();
+        Long last = state.progressStored.get(taskId);
+        if (last != null && now - last < STORE_PROGRESS_NANOS) {
+            return;
+        }
+        state.progressStored.put(taskId, now);
+        try {
+            queue.progress(taskId, s.id, progress);
+        } catch (QueueException e) {
+            LOG.log(RouterState.level(e), "Could not keep the progress of task {0}: {1}", taskId, e.getMessage());
+        }
     }
 
     private boolean holdsLease(WorkerSession s, String taskId) {

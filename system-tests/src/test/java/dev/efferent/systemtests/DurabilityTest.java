@@ -58,6 +58,49 @@ class DurabilityTest extends SystemFixture {
         assertTrue(survivorLogOrWorkerShows(survivor), "the worker failed over to the second brain");
     }
 
+    @Test
+    void aConversationOutlivesTheBrainItWasHeldIn() throws Exception {
+        Launched first = brain("brain-1", Map.of());
+        try (ConsoleSocket console = ConsoleSocket.open(first, "durable1")) {
+            console.await(m -> m.path("type").asText().equals("history"));
+            console.say("/shell echo kept");
+            console.await(m -> m.path("text").asText().startsWith("Your machine is offline."));
+        }
+        first.stop();
+
+        Launched second = brain("brain-2", Map.of());
+        try (ConsoleSocket console = ConsoleSocket.open(second, "durable1")) {
+            JsonNode history = console.await(m -> m.path("type").asText().equals("history")).path("messages");
+            assertEquals(2, history.size(), history.toString());
+            assertEquals("person", history.get(0).path("from").asText());
+            assertEquals("/shell echo kept", history.get(0).path("text").asText());
+            String taskId = history.get(0).path("taskId").asText();
+            assertEquals("run_shell", call(second, "GET", "/api/v1/tasks/" + taskId, null, 200).path("tool").asText(),
+                    "the message keeps the id of the task it started");
+            assertEquals("assistant", history.get(1).path("from").asText());
+            assertEquals("Your machine is offline. I've queued this task (" + taskId + ").",
+                    history.get(1).path("text").asText());
+        }
+        try (ConsoleSocket other = ConsoleSocket.open(second, "someoneelse")) {
+            JsonNode history = other.await(m -> m.path("type").asText().equals("history")).path("messages");
+            assertEquals(0, history.size(), "another conversation's messages are not shown");
+        }
+    }
+
+    @Test
+    void everyBrainShowsTheProgressOfATaskRunningOnAnotherBrainsWorker() throws Exception {
+        Launched first = brain("brain-1", Map.of());
+        Launched second = brain("brain-2", Map.of());
+        worker("laptop", dir.resolve("laptop"), List.of(first));
+        awaitWorkerOnline(first, "laptop", 60);
+        String id = submit(first, "{\"tool\":\"run_shell\",\"params\":{\"command\":"
+                + "\"for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i; sleep 0.5; done\"}}");
+        JsonNode seen = awaitTask(second, id, 30, t -> t.path("progress").path("message").asText().startsWith("line "));
+        assertEquals("running", seen.path("status").asText(), seen.toString());
+        JsonNode done = awaitStatus(second, id, "completed", 30);
+        assertTrue(done.path("progress").isMissingNode(), "a finished task shows no progress: " + done);
+    }
+
     private boolean survivorLogOrWorkerShows(Launched survivor) {
         return launched.stream().filter(l -> l.name().equals("laptop")).findFirst().orElseThrow().output()
                 .contains("Registered with brain ws://127.0.0.1:" + survivor.port());

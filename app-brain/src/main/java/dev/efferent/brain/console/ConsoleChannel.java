@@ -11,7 +11,7 @@ import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.conversations.ConversationEntry;
-import dev.efferent.router.Progress;
+import dev.efferent.queue.Progress;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterListener;
 import dev.efferent.router.WorkerInfo;
@@ -42,8 +42,8 @@ public final class ConsoleChannel implements Channel, RouterListener {
     private final Router router;
     /** What a console shows again when it opens: a page reloaded keeps its conversation. */
     private final Function<Conversation, List<ConversationEntry>> history;
-    private final ObjectMapper json = new ObjectMapper();
-    private final Views views = new Views(json);
+    private final ObjectMapper json;
+    private final Views views;
     private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("efferent-console").daemon().factory());
@@ -55,8 +55,11 @@ public final class ConsoleChannel implements Channel, RouterListener {
      *
      * @param router   where the task and worker lists come from
      * @param history  what a conversation said so far, shown again when its console opens
+     * @param json     the brain's JSON mapper
      */
-    public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history) {
+    public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json) {
+        this.json = json;
+        this.views = new Views(json);
         this.router = router;
         this.history = history;
         router.addListener(this);
@@ -65,6 +68,10 @@ public final class ConsoleChannel implements Channel, RouterListener {
     @Override
     public String name() {
         return NAME;
+    }
+
+    ObjectMapper json() {
+        return json;
     }
 
     @Override
@@ -180,7 +187,7 @@ public final class ConsoleChannel implements Channel, RouterListener {
         List<Task> active = router.tasks(EnumSet.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING), 100);
         List<Task> recent = router.newestTasks(TaskStatus.FINISHED, 20);
         for (Task t : active) {
-            tasks.add(views.task(t, name).put("progress", router.progress(t.id()).map(Progress::percent).orElse(0)).without("result"));
+            tasks.add(views.task(t, name).put("progress", router.progress(t).map(Progress::percent).orElse(0)).without("result"));
         }
         for (Task t : recent) {
             tasks.add(views.task(t, name).put("progress", 100).without(Set.of("result", "params")));

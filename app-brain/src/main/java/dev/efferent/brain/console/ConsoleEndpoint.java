@@ -2,7 +2,6 @@ package dev.efferent.brain.console;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.brain.BearerToken;
 import dev.efferent.brain.Peers;
 import dev.efferent.brain.RefusalLog;
@@ -32,7 +31,6 @@ import java.util.regex.Pattern;
 public final class ConsoleEndpoint implements WsListener {
     private static final System.Logger LOG = System.getLogger(ConsoleEndpoint.class.getName());
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9-]{1,64}");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final ConsoleChannel console;
     /** Frames longer than this are refused: a console sends short chat lines. */
@@ -125,7 +123,7 @@ public final class ConsoleEndpoint implements WsListener {
         String frame = partial.toString();
         partial.setLength(0);
         try {
-            JsonNode m = JSON.readTree(frame);
+            JsonNode m = console.json().readTree(frame);
             if (!authenticated) {
                 authenticate(session, m);
                 return;

@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  */
 public final class LocalToolExecutor implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LocalToolExecutor.class.getName());
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = ToolResultJson.MAPPER;
     /** How long {@link #close()} waits for interrupted tools to return. */
     private static final Duration CLOSE_WAIT = Duration.ofSeconds(1);
 

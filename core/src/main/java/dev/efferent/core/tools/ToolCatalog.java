@@ -34,7 +34,7 @@ import java.util.function.Function;
  */
 public final class ToolCatalog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ToolCatalog.class.getName());
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final ObjectMapper MAPPER = ToolResultJson.MAPPER;
     private static final JsonSchemaFactory SCHEMAS = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
     private static final SchemaValidatorsConfig SCHEMA_CONFIG = SchemaValidatorsConfig.builder()
             .pathType(PathType.JSON_PATH).build();

@@ -13,7 +13,8 @@ import java.util.Map;
 
 /** A {@link ToolResult} as JSON in MCP's {@code CallToolResult} shape, the form results travel and are stored in. */
 public final class ToolResultJson {
-    private static final ObjectMapper MAPPER = new ObjectMapper();
+    /** The core module's one JSON mapper (thread-safe once configured). */
+    static final ObjectMapper MAPPER = new ObjectMapper();
 
     private ToolResultJson() {
     }

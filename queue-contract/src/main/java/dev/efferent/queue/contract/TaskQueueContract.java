@@ -4,6 +4,7 @@ import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
@@ -53,6 +54,11 @@ public abstract class TaskQueueContract {
 
     /** Opens a fresh, empty queue on {@code clock}. */
     protected abstract TaskQueue openQueue(Clock clock);
+
+    /** Whether the provider keeps tasks beyond the process, and so must offer {@link TaskQueue#records()}. */
+    protected boolean durable() {
+        return false;
+    }
 
     @BeforeEach
     void openTheQueue() {
@@ -588,5 +594,53 @@ public abstract class TaskQueueContract {
         for (int i = 0; i < 1000; i++) {
             assertTrue(ids.add(enqueue("t").id()));
         }
+    }
+
+    @Test
+    void progressIsKeptWhileTheAttemptRunsAndOnlyFromItsWorker() {
+        Task task = enqueue("run_shell");
+        claim("w1", 1, "run_shell");
+        Progress half = new Progress(50, "line 5", clock.instant());
+        assertFalse(queue.progress(task.id(), "w1", half), "a claimed task that has not started has no progress");
+        queue.start(task.id(), "w1", LEASE);
+        assertFalse(queue.progress(task.id(), "w2", half), "another worker's progress is refused");
+        assertTrue(queue.get(task.id()).orElseThrow().progress().isEmpty());
+        assertTrue(queue.progress(task.id(), "w1", half));
+        assertEquals(Optional.of(half), queue.get(task.id()).orElseThrow().progress());
+        queue.renewLease(task.id(), "w1", LEASE);
+        assertEquals(Optional.of(half), queue.get(task.id()).orElseThrow().progress(), "a lease renewal keeps it");
+        Task done = queue.complete(task.id(), "{}");
+        assertTrue(done.progress().isEmpty(), "a finished task shows no progress");
+        assertFalse(queue.progress(task.id(), "w1", half));
+        assertFalse(queue.progress("no-such-task", "w1", half));
+    }
+
+    @Test
+    void aNewAttemptStartsWithoutTheLastOnesProgress() {
+        Task task = queue.enqueue(NewTask.builder("run_shell", "{}").maxAttempts(2).build());
+        claim("w1", 1, "run_shell");
+        queue.start(task.id(), "w1", LEASE);
+        queue.progress(task.id(), "w1", new Progress(90, "almost", clock.instant()));
+        queue.fail(task.id(), "boom", true);
+        clock.advance(Duration.ofMinutes(1));
+        claim("w2", 1, "run_shell");
+        assertTrue(queue.start(task.id(), "w2", LEASE).progress().isEmpty());
+    }
+
+    @Test
+    void aDurableQueueKeepsTheNewestRecordsOfEachLog() {
+        if (durable()) {
+            assertTrue(queue.records().isPresent(), "a queue whose tasks outlive the process offers records");
+        }
+        queue.records().ifPresent(records -> {
+            for (int i = 0; i < 5; i++) {
+                records.append("console:a", "a" + i, 3);
+            }
+            records.append("console:b", "b0", 3);
+            assertEquals(List.of("a2", "a3", "a4"), records.tail("console:a", 10));
+            assertEquals(List.of("a4"), records.tail("console:a", 1));
+            assertEquals(List.of("b0"), records.tail("console:b", 10));
+            assertEquals(List.of(), records.tail("console:never", 10));
+        });
     }
 }

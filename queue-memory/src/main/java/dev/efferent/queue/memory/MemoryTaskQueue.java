@@ -4,6 +4,7 @@ import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
@@ -66,7 +67,7 @@ final class MemoryTaskQueue implements TaskQueue {
         Task task = new Task(TaskIds.next(), spec.tool(), spec.params(), spec.priority(), TaskStatus.QUEUED, 0,
                 spec.maxAttempts(), spec.runAt().orElse(now), spec.timeout(), spec.targetWorker(), spec.requester(),
                 spec.idempotencyKey(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), now, now,
-                Optional.empty());
+                Optional.empty(), Optional.empty());
         Entry entry = new Entry(task, nextSeq++);
         tasks.put(task.id(), entry);
         spec.idempotencyKey().ifPresent(key -> idsByKey.put(key, task.id()));
@@ -117,6 +118,23 @@ final class MemoryTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         return update(entry, with(t, TaskStatus.RUNNING, t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
                 t.result(), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized boolean progress(String taskId, String workerId, Progress progress) {
+        checkOpen();
+        Entry entry = tasks.get(taskId);
+        if (entry == null || entry.task.status() != TaskStatus.RUNNING
+                || !entry.task.leaseOwner().orElse("").equals(workerId)) {
+            return false;
+        }
+        Task t = entry.task;
+        // Not re-indexed: progress changes nothing a claim or a count looks at.
+        entry.task = new Task(t.id(), t.tool(), t.params(), t.priority(), t.status(), t.attempt(), t.maxAttempts(),
+                t.runAt(), t.timeout(), t.targetWorker(), t.requester(), t.idempotencyKey(), t.leaseOwner(),
+                t.leaseExpiresAt(), t.result(), t.error(), t.createdAt(), t.updatedAt(), t.finishedAt(),
+                Optional.of(progress));
+        return true;
     }
 
     @Override
@@ -381,9 +399,12 @@ final class MemoryTaskQueue implements TaskQueue {
     private static Task with(Task t, TaskStatus status, int attempt, Optional<String> leaseOwner,
                              Optional<Instant> leaseExpiresAt, Optional<String> result, Optional<String> error,
                              Instant runAt, Instant now) {
+        // Progress belongs to the attempt running now: a lease renewal keeps it, any other change drops it.
+        Optional<Progress> progress = status == TaskStatus.RUNNING && t.status() == TaskStatus.RUNNING
+                && attempt == t.attempt() ? t.progress() : Optional.empty();
         return new Task(t.id(), t.tool(), t.params(), t.priority(), status, attempt, t.maxAttempts(), runAt,
                 t.timeout(), t.targetWorker(), t.requester(), t.idempotencyKey(), leaseOwner, leaseExpiresAt, result,
-                error, t.createdAt(), now, status.isFinished() ? Optional.of(now) : Optional.empty());
+                error, t.createdAt(), now, status.isFinished() ? Optional.of(now) : Optional.empty(), progress);
     }
 
     /** A task and its insertion number, which breaks ties in every index. */

@@ -5,7 +5,9 @@ import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.QueueEvents;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
@@ -46,6 +48,7 @@ final class PostgresTaskQueue implements TaskQueue {
     private final PgDatabase db;
     private final String t;
     private final PgListener listener;
+    private final PgRecords records;
 
     private PostgresTaskQueue(PgSettings settings, Clock clock, PgDatabase db) {
         this.settings = settings;
@@ -53,6 +56,7 @@ final class PostgresTaskQueue implements TaskQueue {
         this.db = db;
         this.t = settings.schema() + ".tasks";
         this.listener = new PgListener(settings);
+        this.records = new PgRecords(db, settings.schema() + ".record_logs", clock);
     }
 
     static PostgresTaskQueue open(PgSettings settings, Clock clock) {
@@ -139,6 +143,7 @@ final class PostgresTaskQueue implements TaskQueue {
     public Task start(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
         Optional<DbRow> row = db.run("start a task", ex -> ex.get("UPDATE " + t + " SET status = 'RUNNING', "
+                        + "progress_percent = NULL, progress_message = NULL, progress_at = NULL, "
                         + "lease_expires_at = ?, updated_at = ? WHERE id = ? AND status = 'CLAIMED' AND lease_owner = ? "
                         + "RETURNING *", at(now.plus(lease)), at(now), taskId, workerId));
         if (row.isEmpty()) {
@@ -146,6 +151,19 @@ final class PostgresTaskQueue implements TaskQueue {
                     Set.of(TaskStatus.CLAIMED)));
         }
         return TaskRows.task(row.get());
+    }
+
+    @Override
+    public boolean progress(String taskId, String workerId, Progress progress) {
+        // updated_at is left alone: progress is not a change of the task's state.
+        return db.run("keep the progress of a task", ex -> ex.dml("UPDATE " + t + " SET progress_percent = ?, "
+                + "progress_message = ?, progress_at = ? WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?",
+                progress.percent(), progress.message(), at(progress.at()), taskId, workerId)) == 1;
+    }
+
+    @Override
+    public Optional<Records> records() {
+        return Optional.of(records);
     }
 
     @Override

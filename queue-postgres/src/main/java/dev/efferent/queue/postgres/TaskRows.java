@@ -1,5 +1,6 @@
 package dev.efferent.queue.postgres;
 
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import io.helidon.dbclient.DbRow;
@@ -36,7 +37,18 @@ final class TaskRows {
                 optionalText(row, "error"),
                 instant(row, "created_at"),
                 instant(row, "updated_at"),
-                optionalInstant(row, "finished_at"));
+                optionalInstant(row, "finished_at"),
+                progress(row));
+    }
+
+    /** Progress is cleared when an attempt starts, and shown only while it runs. */
+    private static Optional<Progress> progress(DbRow row) {
+        Number percent = row.column("progress_percent").get(Number.class);
+        if (percent == null || !"RUNNING".equals(text(row, "status"))) {
+            return Optional.empty();
+        }
+        return Optional.of(new Progress(percent.intValue(), optionalText(row, "progress_message").orElse(""),
+                optionalInstant(row, "progress_at").orElseThrow()));
     }
 
     static long seq(DbRow row) {

@@ -25,7 +25,12 @@ class PostgresQueueContractTest extends TaskQueueContract {
     @Override
     protected TaskQueue openQueue(Clock clock) {
         TaskQueue queue = new PostgresQueueProvider().open(database.settings(Map.of()), clock);
-        database.execute("TRUNCATE " + database.schema + ".tasks");
+        database.execute("TRUNCATE " + database.schema + ".tasks, " + database.schema + ".record_logs");
         return queue;
+    }
+
+    @Override
+    protected boolean durable() {
+        return true;
     }
 }

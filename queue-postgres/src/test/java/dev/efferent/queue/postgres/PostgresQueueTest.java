@@ -63,9 +63,24 @@ class PostgresQueueTest {
         try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT count(*), max(version) FROM " + database.schema + ".schema_migrations")) {
             rs.next();
-            assertEquals(1, rs.getInt(1));
-            assertEquals(1, rs.getInt(2));
+            int latest = PgSchema.migrations(database.schema).size();
+            assertEquals(latest, rs.getInt(1));
+            assertEquals(latest, rs.getInt(2));
         }
+    }
+
+    @Test
+    void recordsAndProgressOutliveTheBrainThatWroteThem() {
+        TaskQueue first = open(Map.of());
+        first.records().orElseThrow().append("console:a", "hello", 200);
+        Task task = first.enqueue(NewTask.builder("run_shell", "{}").build());
+        first.claim(new ClaimRequest("w1", Set.of("run_shell"), 1, Duration.ofMinutes(1)));
+        first.start(task.id(), "w1", Duration.ofMinutes(1));
+        first.progress(task.id(), "w1", new dev.efferent.queue.Progress(30, "step 3", java.time.Instant.now()));
+        first.close();
+        TaskQueue second = open(Map.of());
+        assertEquals(List.of("hello"), second.records().orElseThrow().tail("console:a", 10));
+        assertEquals("step 3", second.get(task.id()).orElseThrow().progress().orElseThrow().message());
     }
 
     @Test
@@ -74,7 +89,7 @@ class PostgresQueueTest {
         database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES (99, 'future')");
         QueueException e = assertThrows(QueueException.class, () -> open(Map.of()));
         assertEquals("the database schema '" + database.schema + "' is at version 99, newer than this Efferent "
-                + "understands (1); upgrade Efferent, or point queue.postgres.schema at another schema", e.getMessage());
+                + "understands (" + PgSchema.migrations(database.schema).size() + "); upgrade Efferent, or point queue.postgres.schema at another schema", e.getMessage());
     }
 
     @Test

@@ -1,4 +1,4 @@
-package dev.efferent.router;
+package dev.efferent.queue;
 
 import java.time.Instant;
 import java.util.Objects;
@@ -14,5 +14,8 @@ public record Progress(int percent, String message, Instant at) {
     public Progress {
         Objects.requireNonNull(message, "message");
         Objects.requireNonNull(at, "at");
+        if (percent < 0 || percent > 100) {
+            throw new IllegalArgumentException("progress must be 0 to 100 percent, got " + percent);
+        }
     }
 }
