@@ -4,6 +4,8 @@
 module efferent.bench {
     requires efferent.router;
     requires efferent.brain;
+    requires efferent.agent;
+    requires efferent.model.scripted;
     requires io.helidon.webserver;
     requires io.helidon.webserver.websocket;
     requires io.helidon.webclient.api;

@@ -83,6 +83,22 @@
     return div;
   }
 
+  // A result names its task: a click shows that task in the task list.
+  function linkTask(bubble, taskId) {
+    if (!taskId) return bubble;
+    bubble.dataset.taskId = taskId;
+    bubble.title = 'task ' + taskId;
+    bubble.addEventListener('click', () => {
+      const li = document.querySelector(`#tasks li[data-task-id="${CSS.escape(taskId)}"]`);
+      if (li) {
+        li.scrollIntoView({block: 'nearest'});
+        li.classList.add('flash');
+        setTimeout(() => li.classList.remove('flash'), 1200);
+      }
+    });
+    return bubble;
+  }
+
   // What this conversation said before (a reload, a reconnect): shown again, in place of what the page had.
   function renderHistory(messages) {
     if (!messages.length) return;
@@ -90,7 +106,7 @@
     progressBubbles.clear();
     for (const m of messages) {
       if (m.from === 'person') addBubble('me', m.text);
-      else if (m.kind === 'result') addBubble('bot result ' + (m.ok ? 'ok' : 'bad'), m.text);
+      else if (m.kind === 'result') linkTask(addBubble('bot result ' + (m.ok ? 'ok' : 'bad'), m.text), m.taskId);
       else addBubble('bot', m.text);
     }
   }
@@ -134,7 +150,7 @@
     if (m.kind === 'result') {
       progressBubbles.get(m.taskId)?.remove();
       progressBubbles.delete(m.taskId);
-      addBubble('bot result ' + (m.ok ? 'ok' : 'bad'), m.text);
+      linkTask(addBubble('bot result ' + (m.ok ? 'ok' : 'bad'), m.text), m.taskId);
       return;
     }
     if (m.kind === 'image') {

@@ -1,23 +1,26 @@
 package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.conversations.ChatService;
 import dev.efferent.router.Router;
 import io.helidon.webserver.http.HttpRouting;
 
 /** The REST API at {@code /api/v1} ({@link ApiService}). */
 final class ApiFeature implements BrainFeature {
     private final Router router;
+    private final ChatService chat;
     private final BearerToken apiToken;
     private final ObjectMapper json;
 
-    ApiFeature(Router router, BearerToken apiToken, ObjectMapper json) {
+    ApiFeature(Router router, ChatService chat, BearerToken apiToken, ObjectMapper json) {
         this.router = router;
+        this.chat = chat;
         this.apiToken = apiToken;
         this.json = json;
     }
 
     @Override
     public void http(HttpRouting.Builder routing) {
-        routing.register("/api/v1", new ApiService(router, apiToken, json));
+        routing.register("/api/v1", new ApiService(router, chat, apiToken, json));
     }
 }

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.conversations.ChatService;
+import dev.efferent.conversations.ConversationEntry;
 import dev.efferent.conversations.Wording;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
@@ -25,6 +29,7 @@ import io.helidon.webserver.http.ServerResponse;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +47,10 @@ import java.util.stream.Collectors;
  * {@code {"status": 400, "error": "…"}}.
  */
 final class ApiService implements HttpService {
+    /** The channel name of conversations held over REST. */
+    static final String API_CHANNEL = "api";
+    private static final java.util.regex.Pattern CONVERSATION_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    private static final int MAX_MESSAGE_CHARS = 100_000;
     private static final Set<String> TASK_FIELDS = Set.of("tool", "params", "worker", "priority", "timeoutMs",
             "idempotencyKey");
     /** Who REST calls act for: fixed by authentication, never chosen by the caller, whose results go there. */
@@ -53,9 +62,11 @@ final class ApiService implements HttpService {
     private final BearerToken token;
     private final ObjectMapper json;
     private final Views views;
+    private final ChatService chat;
 
-    ApiService(Router router, BearerToken token, ObjectMapper json) {
+    ApiService(Router router, ChatService chat, BearerToken token, ObjectMapper json) {
         this.router = router;
+        this.chat = chat;
         this.token = token;
         this.json = json;
         this.views = new Views(json);
@@ -69,7 +80,10 @@ final class ApiService implements HttpService {
                 .get("/tasks/{id}", guarded(this::get))
                 .post("/tasks/{id}/cancel", guarded(this::cancel))
                 .get("/workers", guarded(this::workers))
-                .get("/tools", guarded(this::tools));
+                .get("/tools", guarded(this::tools))
+                .get("/conversations", guarded(this::conversations))
+                .post("/conversations/{id}/messages", guarded(this::say))
+                .get("/conversations/{id}/messages", guarded(this::messages));
     }
 
     /** A store that cannot be reached (PostgreSQL down) answers 503 at once with the reason. */
@@ -136,6 +150,101 @@ final class ApiService implements HttpService {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return task;
+        }
+    }
+
+    /** The REST API's own conversations are {@code api:<id>}; another channel's are named by their whole key. */
+    private static Conversation conversation(String id) {
+        if (id.contains(":")) {
+            return Conversation.fromKey(id).filter(c -> CONVERSATION_ID.matcher(c.id()).matches()
+                    && CONVERSATION_ID.matcher(c.channel()).matches()).orElseThrow(() -> new BadRequest(
+                    "conversation '" + id + "' is not <channel>:<id> of letters, digits, '-' and '_'"));
+        }
+        if (!CONVERSATION_ID.matcher(id).matches()) {
+            throw new BadRequest("a conversation id is 1 to 64 letters, digits, '-' or '_', got '" + id + "'");
+        }
+        return new Conversation(API_CHANNEL, id);
+    }
+
+    private void conversations(ServerRequest req, ServerResponse res) {
+        int limit;
+        try {
+            limit = intParam(req, "limit", 100, 1, 1000);
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        ObjectNode view = json.createObjectNode();
+        var list = view.putArray("conversations");
+        chat.recentConversations(limit).forEach(list::add);
+        send(res, Status.OK_200, view);
+    }
+
+    private void say(ServerRequest req, ServerResponse res) {
+        Conversation c;
+        String text;
+        Optional<Integer> wait;
+        try {
+            c = conversation(req.path().pathParameters().get("id"));
+            if (!c.channel().equals(API_CHANNEL)) {
+                throw new BadRequest("messages can be sent to the REST API's own conversations only (an id without "
+                        + "':'); " + c.channel() + " conversations belong to their channel");
+            }
+            ObjectNode body = body(req);
+            if (!body.has("text") || body.size() != 1) {
+                throw new BadRequest("the body must be {\"text\": \"…\"} and nothing else");
+            }
+            text = text(body, "text").orElseThrow(() -> new BadRequest("field 'text' must be a non-empty string"));
+            if (text.length() > MAX_MESSAGE_CHARS) {
+                throw new BadRequest("a message is at most " + MAX_MESSAGE_CHARS + " characters, got " + text.length());
+            }
+            wait = waitSeconds(req);
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        CompletableFuture<List<ConversationEntry>> turn = chat.handle(new IncomingMessage(c, "api", text));
+        ObjectNode view = json.createObjectNode().put("conversation", c.key());
+        if (wait.isEmpty()) {
+            send(res, Status.ACCEPTED_202, view.put("done", false));
+            return;
+        }
+        try {
+            List<ConversationEntry> replies = turn.get(wait.get(), TimeUnit.SECONDS);
+            view.put("done", true);
+            entries(view.putArray("replies"), replies);
+            send(res, Status.OK_200, view);
+        } catch (TimeoutException e) {
+            send(res, Status.ACCEPTED_202, view.put("done", false));
+        } catch (ExecutionException e) {
+            send(res, Status.INTERNAL_SERVER_ERROR_500, views.error(500, "the message could not be handled: "
+                    + e.getCause().getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            send(res, Status.ACCEPTED_202, view.put("done", false));
+        }
+    }
+
+    private void messages(ServerRequest req, ServerResponse res) {
+        Conversation c;
+        int limit;
+        try {
+            c = conversation(req.path().pathParameters().get("id"));
+            limit = intParam(req, "limit", 200, 1, 1000);
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        ObjectNode view = json.createObjectNode().put("conversation", c.key());
+        entries(view.putArray("messages"), chat.history(c, limit));
+        send(res, Status.OK_200, view);
+    }
+
+    private static void entries(com.fasterxml.jackson.databind.node.ArrayNode into, List<ConversationEntry> entries) {
+        for (ConversationEntry e : entries) {
+            ObjectNode m = into.addObject().put("from", e.fromPerson() ? "person" : "assistant").put("kind", e.kind())
+                    .put("text", e.text()).put("ok", e.ok()).put("at", e.at().toString());
+            e.taskId().ifPresent(id -> m.put("taskId", id));
         }
     }
 

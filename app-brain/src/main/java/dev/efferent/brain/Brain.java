@@ -1,18 +1,23 @@
 package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.agent.Agent;
+import dev.efferent.agent.AgentSettings;
+import dev.efferent.agent.Models;
+import dev.efferent.brain.console.ConsoleChannel;
+import dev.efferent.channel.spi.Channel;
 import dev.efferent.conversations.ChatService;
-import dev.efferent.conversations.Assistant;
 import dev.efferent.conversations.ConversationStore;
 import dev.efferent.conversations.MemoryConversationStore;
 import dev.efferent.conversations.RecordedConversationStore;
-import dev.efferent.brain.console.ConsoleChannel;
-import dev.efferent.channel.spi.Channel;
 import dev.efferent.core.channel.Channels;
+import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
+import dev.efferent.model.spi.Model;
 import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
@@ -47,11 +52,13 @@ final class Brain implements AutoCloseable {
     private final LocalToolExecutor tools;
     private final Router router;
     private final BrainMetrics metrics;
+    private final Agent agent;
     private final ChatService chat;
     private final WebServer server;
 
-    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, ChatService chat,
-                  WebServer server) {
+    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Agent agent,
+                  ChatService chat, WebServer server) {
+        this.agent = agent;
         this.queue = queue;
         this.tools = tools;
         this.router = router;
@@ -68,6 +75,7 @@ final class Brain implements AutoCloseable {
         LocalToolExecutor tools = null;
         Router router = null;
         BrainMetrics metrics = null;
+        Agent agent = null;
         ChatService chat = null;
         try {
             PluginLayers plugins = PluginLayers.fromConfig(config);
@@ -80,7 +88,13 @@ final class Brain implements AutoCloseable {
             ConversationStore store = queue.records()
                     .<ConversationStore>map(records -> new RecordedConversationStore(records, HISTORY))
                     .orElseGet(MemoryConversationStore::new);
-            chat = new ChatService(router, Assistant.COMMANDS_ONLY, store,
+            Records records = queue.records().orElseGet(Records::inMemory);
+            Optional<Model> model = Models.open(config);
+            agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), records,
+                    Clock.systemUTC());
+            LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
+                    + "text is answered with how to set one (model.name, model.base-url); commands work"));
+            chat = new ChatService(router, agent, store,
                     config.get("chat.max-result-chars").asInt().orElse(1500),
                     RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
             ChatService conversations = chat;
@@ -92,7 +106,7 @@ final class Brain implements AutoCloseable {
                     PluginLayers.failOnError(config)).build())) {
                 chat.add(channel);
             }
-            WebServer server = server(settings, routing, router, metrics, codec, console, json);
+            WebServer server = server(settings, routing, router, metrics, codec, console, chat, json);
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
@@ -101,10 +115,13 @@ final class Brain implements AutoCloseable {
             settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0}, readable "
                     + "only by this user; the web console at http://{1}:{2}/ asks for it (cat {0}), the terminal chat "
                     + "reads it by itself", file, consoleHost(settings.host()), String.valueOf(server.port())));
-            return new Brain(queue, tools, router, metrics, chat, server);
+            return new Brain(queue, tools, router, metrics, agent, chat, server);
         } catch (RuntimeException e) {
             if (chat != null) {
                 chat.close();
+            }
+            if (agent != null) {
+                agent.close();
             }
             if (router != null) {
                 router.close();
@@ -122,13 +139,13 @@ final class Brain implements AutoCloseable {
 
     private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
                                     BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console,
-                                    ObjectMapper json) {
+                                    ChatService chat, ObjectMapper json) {
         BearerToken apiToken = new BearerToken(settings.apiToken());
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
         Views views = new Views(json);
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
         // In order: the console's "/" takes whatever the others leave.
-        List<BrainFeature> features = List.of(new ApiFeature(router, apiToken, json),
+        List<BrainFeature> features = List.of(new ApiFeature(router, chat, apiToken, json),
                 new WorkerSocketFeature(router, workerSecret, codec, guard, views, routing.handsEnabled()),
                 new ConsoleFeature(console, apiToken, guard, views));
         var builder = WebServer.builder()
@@ -183,6 +200,7 @@ final class Brain implements AutoCloseable {
             LOG.log(Level.INFO, "Brain stopping (the queue cannot be counted: {0})", e.getMessage());
         }
         chat.close();
+        agent.close();
         router.close();
         server.stop();
         metrics.close();

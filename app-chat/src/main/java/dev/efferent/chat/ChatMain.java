@@ -140,6 +140,8 @@ public final class ChatMain {
     /** Prints the brain's messages; task lists are for the web console and are skipped. */
     private record Printer(PrintStream out, CompletableFuture<Void> closed) implements WebSocket.Listener {
         private static final StringBuilder PARTIAL = new StringBuilder();
+        /** How much of each streamed reply is printed already. */
+        private static final java.util.Map<String, Integer> STREAMED = new java.util.HashMap<>();
 
         @Override
         public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
@@ -147,10 +149,12 @@ public final class ChatMain {
             if (last) {
                 try {
                     JsonNode m = JSON.readTree(PARTIAL.toString());
-                    // A streamed reply is printed once, whole, when it is done: a terminal cannot edit a line.
-                    boolean unfinished = "streamed".equals(m.path("kind").asText()) && !m.path("done").asBoolean();
-                    if ("message".equals(m.path("type").asText()) && !unfinished) {
-                        out.println(m.path("text").asText());
+                    if ("message".equals(m.path("type").asText())) {
+                        if ("streamed".equals(m.path("kind").asText())) {
+                            stream(m);
+                        } else {
+                            out.println(m.path("text").asText());
+                        }
                     }
                 } catch (IOException e) {
                     out.println("(unreadable message from the brain: " + e.getMessage() + ")");
@@ -159,6 +163,22 @@ public final class ChatMain {
             }
             ws.request(1);
             return null;
+        }
+
+        /** A streamed reply is printed as it grows, on one line that ends when the reply does. */
+        private void stream(JsonNode m) {
+            String text = m.path("text").asText();
+            int printed = STREAMED.getOrDefault(m.path("replyId").asText(), 0);
+            if (text.length() > printed) {
+                out.print(text.substring(printed));
+            }
+            if (m.path("done").asBoolean()) {
+                STREAMED.remove(m.path("replyId").asText());
+                out.println();
+            } else {
+                STREAMED.put(m.path("replyId").asText(), text.length());
+            }
+            out.flush();
         }
 
         @Override

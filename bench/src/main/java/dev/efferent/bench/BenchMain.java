@@ -37,7 +37,7 @@ public final class BenchMain {
             }
         }
         if (scenarios.isEmpty() || scenarios.contains("all")) {
-            scenarios = List.of("roundtrip", "throughput", "drain", "queue", "connections");
+            scenarios = List.of("roundtrip", "throughput", "drain", "queue", "connections", "agent");
         }
         if (!Boolean.getBoolean("efferent.bench.log")) {
             java.util.logging.LogManager.getLogManager().reset();
@@ -50,8 +50,9 @@ public final class BenchMain {
                 case "drain" -> drain();
                 case "queue" -> QueueBench.run(smoke);
                 case "connections" -> ConnectionsBench.run(smoke);
+                case "agent" -> AgentBench.run(smoke);
                 default -> throw new IllegalArgumentException("unknown scenario '" + s
-                        + "'; use roundtrip, throughput, drain, queue, connections or all");
+                        + "'; use roundtrip, throughput, drain, queue, connections, agent or all");
             }
             System.err.printf(Locale.ROOT, "scenario %s took %.1f s%n", s, (System.nanoTime() - start) / 1e9);
         }

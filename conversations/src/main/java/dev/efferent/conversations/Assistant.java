@@ -3,19 +3,49 @@ package dev.efferent.conversations;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 
+import java.util.List;
+import java.util.Optional;
+
 /**
- * What answers text that is not a command: the seam where the agent plugs in. Called in the conversation's lane,
- * one message at a time per conversation (a later message of the same conversation waits); it may answer at once
- * or return and answer later, from any thread, through {@link Replies}, which it may keep for as long as it needs.
+ * What answers text that is not a command: the seam where the agent plugs in. Called in the conversation's turn
+ * lane, one message at a time per conversation (a later message of the same conversation waits); it may answer at
+ * once or return and answer later, from any thread, through {@link Replies}, which it may keep as long as it needs.
  */
 @FunctionalInterface
 public interface Assistant {
+    /**
+     * Tasks whose idempotency key starts with this are an assistant's tool calls: the conversation shows each as
+     * one line (tool, machine, outcome, task id), since the assistant reports what came of it.
+     */
+    String TASK_KEY_PREFIX = "assistant:";
 
-    /** The built-in answer: points to the commands. */
-    Assistant COMMANDS_ONLY = (message, replies) -> replies.send(new OutgoingMessage.Text(
-            "I run commands on your machines for now; free-text requests need an agent, which is not connected yet. "
-                    + "Try /shell ls, /read notes.txt or /help."));
+    /** The built-in answer when no model is configured: how to configure one; commands keep working. */
+    Assistant COMMANDS_ONLY = (message, replies) -> replies.send(new OutgoingMessage.Text("""
+            I can only run commands until a language model is configured. Start the brain with one, e.g.
+              Ollama on this machine:  EFFERENT_MODEL_NAME=llama3.2 EFFERENT_MODEL_BASE__URL=http://127.0.0.1:11434/v1 bin/efferent brain
+              OpenAI:                  EFFERENT_MODEL_NAME=gpt-4o-mini OPENAI_API_KEY=sk-… bin/efferent brain
+            Meanwhile try /shell ls, /read notes.txt or /help."""));
 
     /** Answers {@code message} through {@code replies}, now or later. */
     void onMessage(IncomingMessage message, Replies replies);
+
+    /**
+     * Called once, before the first message: how to reach a conversation later, e.g. to resume a turn that waited
+     * for a task.
+     */
+    default void start(AssistantHost host) {
+    }
+
+    /**
+     * Answers a command this assistant owns (e.g. {@code /stop}); empty for one it does not know. Called in the
+     * conversation's lane, apart from its turns, so it can stop a turn that is running.
+     */
+    default Optional<List<OutgoingMessage>> command(IncomingMessage message) {
+        return Optional.empty();
+    }
+
+    /** Lines for {@code /help}, one per command this assistant owns, e.g. {@code /stop — end the running turn}. */
+    default List<String> help() {
+        return List.of();
+    }
 }

@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -53,6 +54,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final ConversationLanes turns = new ConversationLanes();
     private final Assistant assistant;
     private final ConversationStore store;
+    private final Router router;
 
     /**
      * A chat service.
@@ -85,7 +87,27 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         this.checkpoints = new Checkpoints(maxChars);
         this.progressInterval = progressInterval;
         this.clock = clock;
+        this.router = router;
         router.addListener(this);
+        assistant.start(new AssistantHost() {
+            @Override
+            public Replies replies(Conversation conversation) {
+                return ChatService.this.replies(conversation, null);
+            }
+
+            @Override
+            public void inTurn(Conversation conversation, Runnable turn) {
+                turns.post(conversation.key(), () -> {
+                    try {
+                        turn.run();
+                    } catch (RuntimeException e) {
+                        LOG.log(Level.WARNING, "The assistant failed in " + conversation.key(), e);
+                        lanes.post(conversation.key(), () -> send(conversation, new OutgoingMessage.Text(
+                                "That failed inside the brain: " + e.getMessage())));
+                    }
+                });
+            }
+        });
     }
 
     /** Adds a channel and starts it. */
@@ -96,11 +118,24 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
     @Override
     public void receive(IncomingMessage message) {
+        handle(message);
+    }
+
+    /**
+     * Handles {@code message} as {@link #receive} does, and says when it is done: a command answered, or the
+     * assistant's turn ended or set aside to wait (a parked turn answers later, apart from this).
+     *
+     * @return what was said in reply, in order, once all of it has gone out
+     */
+    public CompletableFuture<List<ConversationEntry>> handle(IncomingMessage message) {
         Conversation c = message.conversation();
+        CompletableFuture<List<ConversationEntry>> done = new CompletableFuture<>();
+        List<ConversationEntry> said = new java.util.concurrent.CopyOnWriteArrayList<>();
         // In the conversation's lane: a fast task's checkpoint cannot overtake the reply that announced it.
         lanes.post(c.key(), () -> {
             LOG.log(Level.DEBUG, "{0} ({1}): {2}", c.key(), message.sender(), message.text());
             if (message.text().isBlank()) {
+                done.complete(List.of());
                 return;
             }
             if (!CommandHandler.isCommand(message.text())) {
@@ -108,11 +143,14 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                         clock.instant()));
                 turns.post(c.key(), () -> {
                     try {
-                        assistant.onMessage(message, replies(c));
+                        assistant.onMessage(message, replies(c, said));
                     } catch (RuntimeException e) {
                         LOG.log(Level.WARNING, "The assistant failed in " + c.key() + ": " + message.text(), e);
-                        lanes.post(c.key(), () -> send(c, new OutgoingMessage.Text("That failed inside the "
-                                + "brain: " + e.getMessage())));
+                        lanes.post(c.key(), () -> said.add(send(c, new OutgoingMessage.Text("That failed inside the "
+                                + "brain: " + e.getMessage()))));
+                    } finally {
+                        // After what the turn sent, which is ahead of it in the lane.
+                        lanes.post(c.key(), () -> done.complete(List.copyOf(said)));
                     }
                 });
                 return;
@@ -128,19 +166,26 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             }
             // Kept with the task it started, before the replies: a reload shows them in order.
             keep(new ConversationEntry(c.key(), true, "text", message.text(), true, started.stream().findFirst(), at));
-            replies.forEach(r -> send(c, r));
+            replies.forEach(r -> said.add(send(c, r)));
+            done.complete(List.copyOf(said));
         });
+        return done;
     }
 
     /** The way back to {@code c} for the assistant: what it sends joins the conversation's lane. */
-    private Replies replies(Conversation c) {
+    private Replies replies(Conversation c, List<ConversationEntry> said) {
         return new Replies() {
             private String replyId;
             private StringBuilder text;
 
             @Override
             public void send(OutgoingMessage message) {
-                lanes.post(c.key(), () -> ChatService.this.send(c, message));
+                lanes.post(c.key(), () -> {
+                    ConversationEntry entry = ChatService.this.send(c, message);
+                    if (said != null && entry != null) {
+                        said.add(entry);
+                    }
+                });
             }
 
             @Override
@@ -195,7 +240,13 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     @Override
     public void finished(Task task) {
         lastProgressSent.remove(task.id());
-        deliver(task, checkpoints.finished(task));
+        Optional<Conversation> to = task.requester().flatMap(Conversation::fromKey);
+        if (Checkpoints.forAssistant(task)) {
+            // One line: the assistant reports the result in its answer. Named in the lane, off the router's thread.
+            to.ifPresent(c -> lanes.post(c.key(), () -> send(c, Checkpoints.compact(task, workerName(task)))));
+        } else {
+            deliver(task, checkpoints.finished(task));
+        }
     }
 
     @Override
@@ -230,27 +281,39 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         to.ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
     }
 
+    private String workerName(Task task) {
+        return task.leaseOwner().flatMap(id -> router.workers().stream().filter(w -> w.id().equals(id)).findFirst())
+                .map(WorkerInfo::name).orElse("");
+    }
+
+    /** The keys of the conversations of every channel, most recently active first, at most {@code limit}. */
+    public List<String> recentConversations(int limit) {
+        return store.conversations("", limit);
+    }
+
     /** The last {@code limit} messages of {@code conversation}, oldest first, e.g. for a console reloaded. */
     public List<ConversationEntry> history(Conversation conversation, int limit) {
         return store.recent(conversation.key(), limit);
     }
 
-    private void send(Conversation conversation, OutgoingMessage message) {
-        remember(conversation, message);
+    /** Sends {@code message} and keeps it; returns what was kept (nothing for passing progress). */
+    private ConversationEntry send(Conversation conversation, OutgoingMessage message) {
+        ConversationEntry kept = remember(conversation, message);
         Channel channel = channels.get(conversation.channel());
         if (channel == null) {
             // Tasks from the API (requester "api") or from a channel that is gone have nowhere to report.
-            return;
+            return kept;
         }
         try {
             channel.send(conversation, message);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Channel " + channel.name() + " could not send to " + conversation.key(), e);
         }
+        return kept;
     }
 
     /** Keeps what the assistant said, except passing progress and the unfinished parts of a streamed reply. */
-    private void remember(Conversation conversation, OutgoingMessage message) {
+    private ConversationEntry remember(Conversation conversation, OutgoingMessage message) {
         String kind = switch (message) {
             case OutgoingMessage.Progress p -> null;
             case OutgoingMessage.Streamed s -> s.done() ? "streamed" : null;
@@ -260,11 +323,14 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             case OutgoingMessage.Prompt p -> "prompt";
         };
         if (kind == null) {
-            return;
+            return null;
         }
         Optional<String> taskId = message instanceof OutgoingMessage.Result r ? Optional.of(r.taskId()) : Optional.empty();
         boolean ok = !(message instanceof OutgoingMessage.Result r) || r.ok();
-        keep(new ConversationEntry(conversation.key(), false, kind, message.text(), ok, taskId, clock.instant()));
+        ConversationEntry entry = new ConversationEntry(conversation.key(), false, kind, message.text(), ok, taskId,
+                clock.instant());
+        keep(entry);
+        return entry;
     }
 
     /** A store that fails costs the history, never the conversation. */

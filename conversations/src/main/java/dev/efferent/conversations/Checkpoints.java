@@ -26,21 +26,30 @@ final class Checkpoints {
         return new OutgoingMessage.Progress(taskId, percent, text);
     }
 
+    /** Whether {@code task} is an assistant's tool call (its idempotency key says so). */
+    static boolean forAssistant(Task task) {
+        return task.idempotencyKey().filter(k -> k.startsWith(Assistant.TASK_KEY_PREFIX)).isPresent();
+    }
+
+    /** One line for an assistant's tool call: {@code ✅ read_file on laptop · 120 ms}, its task linked by id. */
+    static OutgoingMessage.Result compact(Task task, String worker) {
+        boolean ok = task.status() == TaskStatus.COMPLETED && !resultOf(task).isError();
+        String where = worker.isEmpty() ? "" : " on " + worker;
+        String how = switch (task.status()) {
+            case COMPLETED -> ok ? took(task) : " · returned an error" + took(task);
+            case CANCELLED -> " · cancelled";
+            default -> " · failed: " + oneLine(task.error().orElse("no reason given"), 200);
+        };
+        return new OutgoingMessage.Result(task.id(), ok, (ok ? "✅ " : "❌ ") + task.tool() + where + how
+                + " (" + task.id() + ")");
+    }
+
     /** The messages that report how {@code task} ended: the result text, and any images it returned. */
     List<OutgoingMessage> finished(Task task) {
         List<OutgoingMessage> out = new ArrayList<>();
         String head = task.tool() + " (" + task.id() + ")";
         if (task.status() == TaskStatus.COMPLETED) {
-            ToolResult result = task.result().map(r -> {
-                try {
-                    return ToolResultJson.fromJson(CommandHandler.JSON.readTree(r));
-                } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
-                    // Stored by the router from a checked task:result, so this is a bug; show the text as it is.
-                    LOG.log(System.Logger.Level.WARNING, "Task {0}: its stored result is not a tool result ({1}); "
-                            + "shown as text", task.id(), e.getMessage());
-                    return ToolResult.text(r);
-                }
-            }).orElse(ToolResult.text(""));
+            ToolResult result = resultOf(task);
             String label = result.isError() ? "[❌ Failed] " : "[✅ Complete] ";
             out.add(new OutgoingMessage.Result(task.id(), !result.isError(),
                     label + head + took(task) + "\n" + truncate(result.text(), task.id())));
@@ -75,6 +84,20 @@ final class Checkpoints {
 
     private static String took(Task task) {
         return task.finishedAt().map(f -> " in " + human(Duration.between(task.createdAt(), f))).orElse("");
+    }
+
+    /** A completed task's result. */
+    static ToolResult resultOf(Task task) {
+        return task.result().map(r -> {
+            try {
+                return ToolResultJson.fromJson(CommandHandler.JSON.readTree(r));
+            } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+                // Stored by the router from a checked task:result, so this is a bug; show the text as it is.
+                LOG.log(System.Logger.Level.WARNING, "Task {0}: its stored result is not a tool result ({1}); "
+                        + "shown as text", task.id(), e.getMessage());
+                return ToolResult.text(r);
+            }
+        }).orElse(ToolResult.text(""));
     }
 
     static String human(Duration d) {

@@ -112,7 +112,8 @@ public final class CommandHandler {
         Conversation conversation = message.conversation();
         try {
             return switch (command) {
-                case "/help", "/start" -> say(HELP);
+                case "/help", "/start" -> say(assistant.help().isEmpty() ? HELP
+                        : HELP + "\n" + String.join("\n", assistant.help()));
                 case "/tasks", "/queue" -> say(tasks());
                 case "/cancel" -> cancel(args);
                 case "/workers", "/nodes" -> say(workers(conversation));
@@ -125,7 +126,8 @@ public final class CommandHandler {
                 case "/ls" -> submit(conversation, "list_dir",
                         JSON.createObjectNode().put("path", args.isEmpty() ? "." : args).put("depth", 1), started);
                 case "/result" -> result(args);
-                default -> say("Unknown command " + command + ". Send /help for the list.");
+                default -> assistant.command(message)
+                        .orElseGet(() -> say("Unknown command " + command + ". Send /help for the list."));
             };
         } catch (RouterException e) {
             return say(e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".");

@@ -12,4 +12,7 @@ public interface ConversationStore {
 
     /** The last {@code limit} entries of the conversation {@code key} ({@code channel:id}), oldest first. */
     List<ConversationEntry> recent(String key, int limit);
+
+    /** The keys of the conversations whose key starts with {@code prefix}, most recently active first. */
+    List<String> conversations(String prefix, int limit);
 }

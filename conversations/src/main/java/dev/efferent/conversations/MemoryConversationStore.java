@@ -40,6 +40,13 @@ public final class MemoryConversationStore implements ConversationStore {
     }
 
     @Override
+    public synchronized List<String> conversations(String prefix, int limit) {
+        List<String> keys = new ArrayList<>(entries.keySet());
+        java.util.Collections.reverse(keys);
+        return keys.stream().filter(k -> k.startsWith(prefix)).limit(Math.max(0, limit)).toList();
+    }
+
+    @Override
     public synchronized List<ConversationEntry> recent(String key, int limit) {
         ArrayDeque<ConversationEntry> kept = entries.get(key);
         if (kept == null) {

@@ -46,6 +46,11 @@ public final class RecordedConversationStore implements ConversationStore {
     }
 
     @Override
+    public List<String> conversations(String prefix, int limit) {
+        return records.logs(PREFIX + prefix, limit).stream().map(log -> log.substring(PREFIX.length())).toList();
+    }
+
+    @Override
     public List<ConversationEntry> recent(String key, int limit) {
         List<ConversationEntry> entries = new ArrayList<>();
         for (String data : records.tail(PREFIX + key, limit)) {

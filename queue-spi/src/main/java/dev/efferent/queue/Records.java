@@ -1,11 +1,14 @@
 package dev.efferent.queue;
 
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * Small records the brain keeps beside its tasks, in the same store, so that they survive a restart wherever the
- * tasks do: what each conversation said, for one. Offered by {@link TaskQueue#records()} of a durable queue.
- * Every method is thread-safe and throws {@link QueueException} when the store cannot be reached.
+ * tasks do: what each conversation said, the state of a parked agent turn. Offered by {@link TaskQueue#records()}
+ * of a durable queue; {@link #inMemory()} for a process that keeps them itself. Every method is thread-safe and
+ * throws {@link QueueException} when the store cannot be reached.
  */
 public interface Records {
     /**
@@ -19,4 +22,24 @@ public interface Records {
 
     /** The last {@code limit} entries of {@code log}, oldest first; empty for a log never written. */
     List<String> tail(String log, int limit);
+
+    /** The names of the logs that start with {@code prefix}, most recently written first, at most {@code limit}. */
+    List<String> logs(String prefix, int limit);
+
+    /** Keeps {@code data} under {@code key}, replacing what was there. */
+    void put(String key, String data);
+
+    /** What is kept under {@code key}, if anything. */
+    Optional<String> get(String key);
+
+    /** Forgets {@code key}; returns whether it was there. */
+    boolean remove(String key);
+
+    /** Everything kept under a key that starts with {@code prefix}, by key. */
+    Map<String, String> values(String prefix);
+
+    /** Records kept in this process's memory, gone when it ends. */
+    static Records inMemory() {
+        return new MemoryRecords();
+    }
 }

@@ -54,4 +54,9 @@ public record TaskRequest(String tool,
     public TaskRequest withTimeout(Duration timeout) {
         return new TaskRequest(tool, params, worker, priority, Optional.of(timeout), requester, idempotencyKey);
     }
+
+    /** This request with an idempotency key: submitting it again gives the first task back. */
+    public TaskRequest withIdempotencyKey(String key) {
+        return new TaskRequest(tool, params, worker, priority, timeout, requester, Optional.of(key));
+    }
 }

@@ -6,6 +6,7 @@ import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
@@ -20,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -628,19 +630,45 @@ public abstract class TaskQueueContract {
     }
 
     @Test
-    void aDurableQueueKeepsTheNewestRecordsOfEachLog() {
-        if (durable()) {
-            assertTrue(queue.records().isPresent(), "a queue whose tasks outlive the process offers records");
+    void aDurableQueueOffersRecords() {
+        assertEquals(durable(), queue.records().isPresent(),
+                "a queue whose tasks outlive the process offers records, one that keeps them in memory does not");
+    }
+
+    /** The queue's records, or the in-memory ones a process without them keeps. */
+    private Records records() {
+        return queue.records().orElseGet(Records::inMemory);
+    }
+
+    @Test
+    void recordLogsKeepTheirNewestEntries() {
+        Records records = records();
+        for (int i = 0; i < 5; i++) {
+            records.append("console:a", "a" + i, 3);
         }
-        queue.records().ifPresent(records -> {
-            for (int i = 0; i < 5; i++) {
-                records.append("console:a", "a" + i, 3);
-            }
-            records.append("console:b", "b0", 3);
-            assertEquals(List.of("a2", "a3", "a4"), records.tail("console:a", 10));
-            assertEquals(List.of("a4"), records.tail("console:a", 1));
-            assertEquals(List.of("b0"), records.tail("console:b", 10));
-            assertEquals(List.of(), records.tail("console:never", 10));
-        });
+        records.append("console:b", "b0", 3);
+        assertEquals(List.of("a2", "a3", "a4"), records.tail("console:a", 10));
+        assertEquals(List.of("a4"), records.tail("console:a", 1));
+        assertEquals(List.of("b0"), records.tail("console:b", 10));
+        assertEquals(List.of(), records.tail("console:never", 10));
+        assertEquals(List.of("console:b", "console:a"), records.logs("console:", 10), "most recently written first");
+        records.append("console:a", "a5", 3);
+        assertEquals(List.of("console:a"), records.logs("console:", 1));
+        assertEquals(List.of(), records.logs("telegram:", 10));
+    }
+
+    @Test
+    void recordValuesAreKeptReplacedAndRemoved() {
+        Records records = records();
+        records.put("parked:t1", "one");
+        records.put("parked:t2", "two");
+        records.put("other:x", "x");
+        records.put("parked:t1", "one again");
+        assertEquals(Optional.of("one again"), records.get("parked:t1"));
+        assertEquals(Map.of("parked:t1", "one again", "parked:t2", "two"), records.values("parked:"));
+        assertTrue(records.remove("parked:t1"));
+        assertFalse(records.remove("parked:t1"));
+        assertEquals(Optional.empty(), records.get("parked:t1"));
+        assertEquals(List.of("parked:t2"), List.copyOf(records.values("parked:").keySet()));
     }
 }

@@ -3,19 +3,24 @@ package dev.efferent.queue.postgres;
 import dev.efferent.queue.Records;
 
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 import static dev.efferent.queue.postgres.TaskRows.at;
 
-/** Record logs in {@code <schema>.record_logs}, beside the tasks. */
+/** Records in {@code <schema>.record_logs} and {@code <schema>.record_values}, beside the tasks. */
 final class PgRecords implements Records {
     private final PgDatabase db;
-    private final String table;
+    private final String logs;
+    private final String values;
     private final Clock clock;
 
-    PgRecords(PgDatabase db, String table, Clock clock) {
+    PgRecords(PgDatabase db, String schema, Clock clock) {
         this.db = db;
-        this.table = table;
+        this.logs = schema + ".record_logs";
+        this.values = schema + ".record_values";
         this.clock = clock;
     }
 
@@ -25,18 +30,52 @@ final class PgRecords implements Records {
             throw new IllegalArgumentException("a record log keeps at least 1 entry, got " + keep);
         }
         db.run("append to record log " + log, ex -> {
-            ex.insert("INSERT INTO " + table + " (log, data, created_at) VALUES (?, ?, ?)", log, data,
+            ex.insert("INSERT INTO " + logs + " (log, data, created_at) VALUES (?, ?, ?)", log, data,
                     at(clock.instant()));
             // Both walk (log, seq): the newest entry past the ones kept, and everything older than it.
-            return ex.delete("DELETE FROM " + table + " WHERE log = ? AND seq <= (SELECT seq FROM " + table
+            return ex.delete("DELETE FROM " + logs + " WHERE log = ? AND seq <= (SELECT seq FROM " + logs
                     + " WHERE log = ? ORDER BY seq DESC OFFSET ? LIMIT 1)", log, log, keep);
         });
     }
 
     @Override
     public List<String> tail(String log, int limit) {
-        return db.run("read record log " + log, ex -> ex.query("SELECT data FROM (SELECT seq, data FROM " + table
+        return db.run("read record log " + log, ex -> ex.query("SELECT data FROM (SELECT seq, data FROM " + logs
                         + " WHERE log = ? ORDER BY seq DESC LIMIT ?) x ORDER BY seq", log, Math.max(0, limit))
                 .map(row -> row.column("data").get(String.class)).toList());
+    }
+
+    @Override
+    public List<String> logs(String prefix, int limit) {
+        return db.run("list record logs", ex -> ex.query("SELECT log FROM " + logs + " WHERE starts_with(log, ?) "
+                        + "GROUP BY log ORDER BY max(seq) DESC LIMIT ?", prefix, Math.max(0, limit))
+                .map(row -> row.column("log").get(String.class)).toList());
+    }
+
+    @Override
+    public void put(String key, String data) {
+        db.run("keep record " + key, ex -> ex.dml("INSERT INTO " + values + " (key, data, updated_at) VALUES (?, ?, ?) "
+                + "ON CONFLICT (key) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at", key, data,
+                at(clock.instant())));
+    }
+
+    @Override
+    public Optional<String> get(String key) {
+        return db.run("read record " + key, ex -> ex.get("SELECT data FROM " + values + " WHERE key = ?", key))
+                .map(row -> row.column("data").get(String.class));
+    }
+
+    @Override
+    public boolean remove(String key) {
+        return db.run("remove record " + key, ex -> ex.delete("DELETE FROM " + values + " WHERE key = ?", key)) > 0;
+    }
+
+    @Override
+    public Map<String, String> values(String prefix) {
+        Map<String, String> found = new LinkedHashMap<>();
+        db.run("read records", ex -> ex.query("SELECT key, data FROM " + values + " WHERE starts_with(key, ?) "
+                + "ORDER BY key", prefix).toList()).forEach(row -> found.put(row.column("key").get(String.class),
+                row.column("data").get(String.class)));
+        return java.util.Collections.unmodifiableMap(found);
     }
 }

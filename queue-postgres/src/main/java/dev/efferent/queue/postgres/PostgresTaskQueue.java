@@ -56,7 +56,7 @@ final class PostgresTaskQueue implements TaskQueue {
         this.db = db;
         this.t = settings.schema() + ".tasks";
         this.listener = new PgListener(settings);
-        this.records = new PgRecords(db, settings.schema() + ".record_logs", clock);
+        this.records = new PgRecords(db, settings.schema(), clock);
     }
 
     static PostgresTaskQueue open(PgSettings settings, Clock clock) {

@@ -1,0 +1,439 @@
+package dev.efferent.agent;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.Assistant;
+import dev.efferent.conversations.AssistantHost;
+import dev.efferent.conversations.Replies;
+import dev.efferent.conversations.Wording;
+import dev.efferent.model.spi.Model;
+import dev.efferent.model.spi.ModelException;
+import dev.efferent.model.spi.ModelMessage;
+import dev.efferent.model.spi.ModelReply;
+import dev.efferent.model.spi.ModelRequest;
+import dev.efferent.model.spi.ModelTool;
+import dev.efferent.model.spi.ToolCall;
+import dev.efferent.model.spi.Usage;
+import dev.efferent.queue.Records;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.spi.TaskIds;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterException;
+import dev.efferent.router.Submission;
+import dev.efferent.router.Waiting;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The assistant's mind: answers free text with a language model that may call the brain's tools. One turn at a time
+ * per conversation (the conversations module's turn lane); each tool call becomes a task through the router, exactly
+ * like {@code /run}; a call queued for an offline machine parks the turn, which resumes when its task finishes,
+ * after a brain restart too where the queue keeps records. Owns {@code /stop}, {@code /new}, {@code /model} and
+ * {@code /usage}.
+ */
+public final class Agent implements Assistant, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Agent.class.getName());
+    /** How often a task a turn waits for is checked for having gone to an offline machine. */
+    private static final Duration OFFLINE_CHECK = Duration.ofSeconds(1);
+
+    private final Router router;
+    private final Optional<Model> model;
+    private final AgentSettings settings;
+    private final Clock clock;
+    private final Contexts contexts;
+    private final ParkedTurns parked;
+    private final Toolbox toolbox;
+    private final SystemPrompt prompt;
+    private final Map<String, Usage> usage = new ConcurrentHashMap<>();
+    private final AtomicReference<Usage> total = new AtomicReference<>(Usage.NONE);
+    private final Map<String, Running> running = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("efferent-agent-timer").daemon().factory());
+    private volatile AssistantHost host;
+
+    /**
+     * An agent.
+     *
+     * @param router   runs the tool calls
+     * @param model    the language model; without one, free text is answered with how to configure one
+     * @param settings limits and the system prompt
+     * @param records  where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param clock    for parking times
+     */
+    public Agent(Router router, Optional<Model> model, AgentSettings settings, Records records, Clock clock) {
+        ObjectMapper json = new ObjectMapper();
+        Messages messages = new Messages(json);
+        this.router = router;
+        this.model = model;
+        this.settings = settings;
+        this.clock = clock;
+        this.contexts = new Contexts(records, messages, json);
+        this.parked = new ParkedTurns(records, messages, json);
+        this.toolbox = new Toolbox(router, json, settings.maxToolResultChars());
+        this.prompt = new SystemPrompt(router, settings.systemPrompt());
+    }
+
+    @Override
+    public void start(AssistantHost host) {
+        this.host = host;
+        List<ParkedTurns.Parked> waiting = parked.all();
+        if (!waiting.isEmpty()) {
+            LOG.log(Level.INFO, "{0} parked turn(s) wait for their tasks", waiting.size());
+        }
+        waiting.forEach(this::watch);
+        long every = Math.max(1_000, Math.min(60_000, settings.parkTimeout().toMillis() / 4));
+        timer.scheduleWithFixedDelay(this::expireParked, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void onMessage(IncomingMessage message, Replies replies) {
+        if (model.isEmpty()) {
+            COMMANDS_ONLY.onMessage(message, replies);
+            return;
+        }
+        List<ModelMessage> messages = new ArrayList<>(List.of(new ModelMessage.User(message.text())));
+        run(new Turn(TaskIds.next(), message.conversation(), replies, messages, 0));
+    }
+
+    @Override
+    public List<String> help() {
+        return List.of("/stop — end the assistant's running turn and cancel its tasks",
+                "/new — start afresh: earlier messages are no longer sent to the model",
+                "/model — the language model in use",
+                "/usage — tokens used by this conversation and by all");
+    }
+
+    @Override
+    public Optional<List<OutgoingMessage>> command(IncomingMessage message) {
+        String text = message.text().strip();
+        String command = text.split("\\s+", 2)[0].toLowerCase(Locale.ROOT);
+        String key = message.conversation().key();
+        return switch (command) {
+            case "/stop" -> Optional.of(say(stop(message.conversation())));
+            case "/new" -> {
+                contexts.reset(key);
+                yield Optional.of(say("Starting afresh: earlier messages are no longer sent to the model."));
+            }
+            case "/model" -> Optional.of(say(model.map(m -> "Model: " + m.describe())
+                    .orElse("No language model is configured; set model.name (EFFERENT_MODEL_NAME) and, for a "
+                            + "server other than OpenAI, model.base-url (EFFERENT_MODEL_BASE__URL).")));
+            case "/usage" -> {
+                Usage here = usage.getOrDefault(key, Usage.NONE);
+                Usage all = total.get();
+                yield Optional.of(say("This conversation: " + here.total() + " tokens (" + here.input() + " in, "
+                        + here.output() + " out). All conversations since the brain started: " + all.total()
+                        + " tokens (" + all.input() + " in, " + all.output() + " out)."));
+            }
+            default -> Optional.empty();
+        };
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+
+    /** One turn: its id, conversation, way back, messages so far and model calls made. */
+    private static final class Turn {
+        final String id;
+        final Conversation conversation;
+        final Replies replies;
+        final List<ModelMessage> messages;
+        int steps;
+
+        Turn(String id, Conversation conversation, Replies replies, List<ModelMessage> messages, int steps) {
+            this.id = id;
+            this.conversation = conversation;
+            this.replies = replies;
+            this.messages = messages;
+            this.steps = steps;
+        }
+
+        String key() {
+            return conversation.key();
+        }
+    }
+
+    /** The turn running in a conversation, for {@code /stop}. */
+    private static final class Running {
+        final Thread thread;
+        final Set<String> tasks = ConcurrentHashMap.newKeySet();
+        private boolean active = true;
+
+        Running(Thread thread) {
+            this.thread = thread;
+        }
+
+        /** Interrupts the turn's thread, if it still runs the turn (its lane may since have moved on). */
+        synchronized void interrupt() {
+            if (active) {
+                thread.interrupt();
+            }
+        }
+
+        /** The turn is over: no interrupt reaches its thread from now on, and none is left pending. */
+        synchronized void end() {
+            active = false;
+            Thread.interrupted();
+        }
+    }
+
+    private void run(Turn turn) {
+        Running r = new Running(Thread.currentThread());
+        running.put(turn.key(), r);
+        try {
+            loop(turn, r);
+        } catch (CancellationException e) {
+            turn.replies.finish();
+            LOG.log(Level.INFO, "Turn {0} in {1} stopped", turn.id, turn.key());
+            keepPersonsMessage(turn);
+        } catch (ModelException e) {
+            turn.replies.finish();
+            LOG.log(Level.WARNING, "The model failed in {0}: {1}", turn.key(), e.getMessage());
+            turn.replies.send(new OutgoingMessage.Text("The model could not answer: " + e.getMessage()));
+            keepPersonsMessage(turn);
+        } finally {
+            running.remove(turn.key(), r);
+            r.end();
+        }
+    }
+
+    /** After a failed turn, what the person said still belongs to the conversation; half a tool exchange does not. */
+    private void keepPersonsMessage(Turn turn) {
+        contexts.add(turn.key(), List.of(turn.messages.getFirst()));
+    }
+
+    private void loop(Turn turn, Running r) {
+        Model m = model.orElseThrow();
+        while (true) {
+            if (turn.steps >= settings.maxSteps()) {
+                turn.replies.send(new OutgoingMessage.Text("I stopped after " + settings.maxSteps() + " steps without "
+                        + "an answer (agent.max-steps). Tell me how to go on, or send /new to start afresh."));
+                contexts.add(turn.key(), turn.messages);
+                return;
+            }
+            Map<String, Toolbox.Offered> catalogue = toolbox.catalogue();
+            List<ModelTool> tools = catalogue.values().stream().map(Toolbox.Offered::tool).toList();
+            String system = prompt.forConversation(turn.key());
+            int budget = settings.maxContextTokens() - Messages.tokens(system)
+                    - tools.stream().mapToInt(t -> Messages.tokens(t.description() + t.inputSchema())).sum();
+            List<ModelMessage> sent = Contexts.fit(contexts.load(turn.key()), turn.messages, budget);
+            turn.steps++;
+            ModelReply reply = m.complete(new ModelRequest(system, sent, tools), turn.replies::stream);
+            turn.replies.finish();
+            count(turn.key(), reply.usage());
+            turn.messages.add(new ModelMessage.Assistant(reply.text(), reply.toolCalls()));
+            if (reply.toolCalls().isEmpty()) {
+                if (reply.finish() == ModelReply.Finish.LENGTH) {
+                    turn.replies.send(new OutgoingMessage.Text("(The answer was cut off: the model reached "
+                            + "model.max-tokens.)"));
+                } else if (reply.text().isBlank()) {
+                    turn.replies.send(new OutgoingMessage.Text("(The model gave no answer.)"));
+                }
+                contexts.add(turn.key(), turn.messages);
+                return;
+            }
+            if (!callTools(turn, r, reply.toolCalls(), catalogue)) {
+                return;
+            }
+        }
+    }
+
+    /** Runs the calls; adds their results and returns true, or parks the turn and returns false. */
+    private boolean callTools(Turn turn, Running r, List<ToolCall> calls, Map<String, Toolbox.Offered> catalogue) {
+        Map<String, ModelMessage.ToolResult> answered = new LinkedHashMap<>();
+        List<ParkedTurns.Pending> submitted = new ArrayList<>();
+        List<Submission> offline = new ArrayList<>();
+        for (ToolCall call : calls) {
+            switch (toolbox.start(turn.key(), turn.id, call, catalogue)) {
+                case Toolbox.Started.Answered a -> answered.put(call.id(),
+                        new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
+                case Toolbox.Started.Submitted s -> {
+                    r.tasks.add(s.submission().task().id());
+                    submitted.add(new ParkedTurns.Pending(call.id(), call.name(), s.submission().task().id()));
+                }
+            }
+        }
+        List<ParkedTurns.Pending> waiting = new ArrayList<>();
+        for (ParkedTurns.Pending p : submitted) {
+            Optional<Task> done = await(p.taskId());
+            if (done.isPresent()) {
+                answered.put(p.callId(), result(p, done.get()));
+            } else {
+                waiting.add(p);
+                offline.add(new Submission(router.task(p.taskId()).orElseThrow(), Submission.Outcome.QUEUED_OFFLINE,
+                        Optional.empty()));
+            }
+        }
+        if (!waiting.isEmpty()) {
+            ParkedTurns.Parked p = new ParkedTurns.Parked(turn.id, turn.key(), List.copyOf(turn.messages), answered,
+                    waiting, turn.steps, clock.instant());
+            parked.park(p);
+            offline.forEach(s -> turn.replies.send(new OutgoingMessage.Text(Wording.of(s))));
+            LOG.log(Level.INFO, "Turn {0} in {1} parked until task(s) {2} finish", turn.id, turn.key(),
+                    waiting.stream().map(ParkedTurns.Pending::taskId).toList());
+            watch(p);
+            return false;
+        }
+        for (ToolCall call : calls) {
+            turn.messages.add(answered.get(call.id()));
+        }
+        return true;
+    }
+
+    private ModelMessage.ToolResult result(ParkedTurns.Pending p, Task task) {
+        return new ModelMessage.ToolResult(p.callId(), p.tool(), toolbox.content(task), toolbox.failed(task));
+    }
+
+    /** The finished task; empty when it waits for a machine that is offline. Interrupted: the turn was stopped. */
+    private Optional<Task> await(String taskId) {
+        CompletableFuture<Task> finished = router.completion(taskId);
+        while (true) {
+            try {
+                return Optional.of(finished.get(OFFLINE_CHECK.toMillis(), TimeUnit.MILLISECONDS));
+            } catch (TimeoutException e) {
+                Optional<Waiting> why = router.waiting(taskId);
+                if (why.isPresent() && (why.get() instanceof Waiting.WorkerOffline
+                        || why.get() instanceof Waiting.NoWorkerOnline)) {
+                    return Optional.empty();
+                }
+            } catch (InterruptedException e) {
+                throw new CancellationException("the turn was stopped");
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("waiting for task " + taskId + " failed", e.getCause());
+            }
+        }
+    }
+
+    /** Resumes {@code p} in its conversation's turn lane once each of its tasks has finished. */
+    private void watch(ParkedTurns.Parked p) {
+        Conversation c = Conversation.fromKey(p.conversation()).orElseThrow();
+        for (ParkedTurns.Pending pending : p.pending()) {
+            router.completion(pending.taskId()).whenComplete((task, e) -> host.inTurn(c, () -> resume(p.turnId())));
+        }
+    }
+
+    private void resume(String turnId) {
+        Optional<ParkedTurns.Parked> found = parked.get(turnId);
+        if (found.isEmpty()) {
+            return;
+        }
+        ParkedTurns.Parked p = found.get();
+        Map<String, ModelMessage.ToolResult> answered = new LinkedHashMap<>(p.answered());
+        for (ParkedTurns.Pending pending : p.pending()) {
+            Optional<Task> task = router.task(pending.taskId());
+            if (task.isEmpty()) {
+                answered.put(pending.callId(), new ModelMessage.ToolResult(pending.callId(), pending.tool(),
+                        "The task " + pending.taskId() + " is gone; its result was not kept.", true));
+            } else if (task.get().status().isFinished()) {
+                answered.put(pending.callId(), result(pending, task.get()));
+            } else {
+                return;
+            }
+        }
+        // Whoever removes it resumes it: another brain over the same database may have heard the same task finish.
+        if (!parked.remove(turnId)) {
+            return;
+        }
+        Conversation c = Conversation.fromKey(p.conversation()).orElseThrow();
+        LOG.log(Level.INFO, "Turn {0} in {1} resumes: its tasks finished", turnId, p.conversation());
+        Turn turn = new Turn(turnId, c, host.replies(c), new ArrayList<>(p.messages()), p.steps());
+        ModelMessage.Assistant asked = (ModelMessage.Assistant) p.messages().getLast();
+        for (ToolCall call : asked.toolCalls()) {
+            turn.messages.add(answered.getOrDefault(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
+                    "No result was kept for this call.", true)));
+        }
+        run(turn);
+    }
+
+    private void expireParked() {
+        try {
+            for (ParkedTurns.Parked p : parked.all()) {
+                if (p.parkedAt().plus(settings.parkTimeout()).isAfter(clock.instant()) || !parked.remove(p.turnId())) {
+                    continue;
+                }
+                p.pending().forEach(pending -> cancel(pending.taskId(), "the turn that asked for it stopped waiting"));
+                Conversation c = Conversation.fromKey(p.conversation()).orElseThrow();
+                String tasks = String.join(", ", p.pending().stream().map(x -> x.tool() + " (" + x.taskId() + ")")
+                        .toList());
+                LOG.log(Level.INFO, "Parked turn {0} in {1} ended after {2}", p.turnId(), p.conversation(),
+                        settings.parkTimeout());
+                host.replies(c).send(new OutgoingMessage.Text("I stopped waiting for " + tasks + " after "
+                        + human(settings.parkTimeout()) + " (agent.park-timeout): the machine did not come back. "
+                        + "The task is cancelled; ask again when the machine is online."));
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not check the parked turns; trying again later", e);
+        }
+    }
+
+    private String stop(Conversation c) {
+        int cancelled = 0;
+        Running r = running.get(c.key());
+        if (r != null) {
+            for (String id : r.tasks) {
+                cancelled += cancel(id, "stopped by the user") ? 1 : 0;
+            }
+            r.interrupt();
+        }
+        int parkedTurns = 0;
+        for (ParkedTurns.Parked p : parked.all()) {
+            if (p.conversation().equals(c.key()) && parked.remove(p.turnId())) {
+                parkedTurns++;
+                for (ParkedTurns.Pending pending : p.pending()) {
+                    cancelled += cancel(pending.taskId(), "stopped by the user") ? 1 : 0;
+                }
+            }
+        }
+        if (r == null && parkedTurns == 0) {
+            return "Nothing is running.";
+        }
+        return "Stopped" + (cancelled == 0 ? "." : "; cancelled " + cancelled + " task" + (cancelled == 1 ? "" : "s")
+                + ".");
+    }
+
+    /** Cancels a task that has not finished; whether it did. */
+    private boolean cancel(String taskId, String reason) {
+        try {
+            router.cancel(taskId, reason);
+            return true;
+        } catch (RouterException e) {
+            // Finished or gone meanwhile: nothing to cancel.
+            return false;
+        }
+    }
+
+    private void count(String conversation, Usage used) {
+        usage.merge(conversation, used, Usage::plus);
+        total.accumulateAndGet(used, Usage::plus);
+    }
+
+    private static List<OutgoingMessage> say(String text) {
+        return List.of(new OutgoingMessage.Text(text));
+    }
+
+    private static String human(Duration d) {
+        return d.toHours() >= 1 && d.toMinutesPart() == 0 ? d.toHours() + " h"
+                : d.toMinutes() >= 1 ? d.toMinutes() + " min" : d.toSeconds() + " s";
+    }
+}

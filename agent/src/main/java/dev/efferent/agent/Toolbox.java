@@ -1,0 +1,168 @@
+package dev.efferent.agent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.tools.ToolResultJson;
+import dev.efferent.model.spi.ModelTool;
+import dev.efferent.model.spi.ToolCall;
+import dev.efferent.queue.Task;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterException;
+import dev.efferent.router.Submission;
+import dev.efferent.router.TaskRequest;
+import dev.efferent.router.ToolInfo;
+import dev.efferent.router.WorkerInfo;
+import dev.efferent.tools.spi.Content;
+import dev.efferent.tools.spi.Placement;
+import dev.efferent.tools.spi.ToolResult;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The brain's tool catalogue as the model sees it, and a model's tool call turned into a task through the router,
+ * exactly as {@code /run} does; what a task returned turned into the text the model reads.
+ */
+final class Toolbox {
+    /** The argument, added where more than one machine has a tool, that chooses the machine. */
+    static final String WORKER = "worker";
+
+    private final Router router;
+    private final ObjectMapper json;
+    private final int maxResultChars;
+
+    Toolbox(Router router, ObjectMapper json, int maxResultChars) {
+        this.router = router;
+        this.json = json;
+        this.maxResultChars = maxResultChars;
+    }
+
+    /** A tool the model may call, and the machines that have it. */
+    record Offered(ToolInfo info, List<String> machines, ModelTool tool) {
+    }
+
+    /** Every tool of every worker seen, and the brain's own, by name. */
+    Map<String, Offered> catalogue() {
+        List<WorkerInfo> workers = router.workers();
+        boolean hands = router.settings().handsEnabled();
+        Map<String, Offered> offered = new LinkedHashMap<>();
+        for (ToolInfo info : router.tools()) {
+            String name = info.descriptor().name();
+            List<String> machines = workers.stream()
+                    // With hands, the brain's own worker runs CLOUD and HYBRID tools only.
+                    .filter(w -> !(w.local() && hands && info.placement() == Placement.LOCAL))
+                    .filter(w -> w.tools().contains(name)).map(WorkerInfo::name).toList();
+            ObjectNode schema = info.descriptor().inputSchema().deepCopy();
+            if (machines.size() > 1 && !schema.path("properties").has(WORKER)) {
+                ObjectNode properties = schema.has("properties") && schema.get("properties").isObject()
+                        ? (ObjectNode) schema.get("properties") : schema.putObject("properties");
+                ObjectNode worker = properties.putObject(WORKER).put("type", "string")
+                        .put("description", "The machine to run it on; without it, the conversation's active machine.");
+                machines.forEach(worker.putArray("enum")::add);
+            }
+            offered.put(name, new Offered(info, machines, new ModelTool(name, info.descriptor().description(),
+                    schema.toString())));
+        }
+        return offered;
+    }
+
+    /** What came of starting a call: an answer for the model at once, or a task to wait for. */
+    sealed interface Started {
+        record Answered(String content) implements Started {
+        }
+
+        record Submitted(Submission submission) implements Started {
+        }
+    }
+
+    /**
+     * Starts {@code call} as a task of {@code conversation}; bad calls (unknown tool, arguments that are not a JSON
+     * object or that its schema refuses, an unknown machine) are answered at once, for the model to correct.
+     */
+    Started start(String conversation, String turnId, ToolCall call, Map<String, Offered> catalogue) {
+        Offered offered = catalogue.get(call.name());
+        if (offered == null) {
+            return new Started.Answered("There is no tool named '" + call.name() + "'. The tools are: "
+                    + String.join(", ", catalogue.keySet()) + ".");
+        }
+        JsonNode parsed;
+        try {
+            parsed = json.readTree(call.arguments());
+        } catch (JsonProcessingException e) {
+            return new Started.Answered("The arguments are not valid JSON (" + e.getOriginalMessage()
+                    + "). Call " + call.name() + " again with a JSON object that matches its schema.");
+        }
+        if (parsed == null || !parsed.isObject()) {
+            return new Started.Answered("The arguments must be a JSON object that matches the schema of "
+                    + call.name() + ", got: " + call.arguments());
+        }
+        ObjectNode params = (ObjectNode) parsed;
+        Optional<String> worker = Optional.empty();
+        boolean ownWorkerArgument = offered.info().descriptor().inputSchema().path("properties").has(WORKER);
+        if (!ownWorkerArgument && params.has(WORKER)) {
+            worker = Optional.of(params.remove(WORKER).asText());
+        }
+        TaskRequest request = TaskRequest.of(call.name(), params).from(conversation)
+                .withIdempotencyKey(dev.efferent.conversations.Assistant.TASK_KEY_PREFIX + turnId + ":" + call.id());
+        if (worker.isPresent()) {
+            request = request.onWorker(worker.get());
+        }
+        try {
+            return new Started.Submitted(router.submit(request));
+        } catch (RouterException e) {
+            if (e.kind() == RouterException.Kind.BAD_REQUEST) {
+                return new Started.Answered("The call was refused: " + e.getMessage() + ".");
+            }
+            throw e;
+        }
+    }
+
+    /** What a finished task says to the model: its text, images named, cut at the configured size. */
+    String content(Task task) {
+        return switch (task.status()) {
+            case COMPLETED -> cut(text(task), task.id());
+            case CANCELLED -> "The task was cancelled: " + task.error().orElse("no reason given") + ".";
+            default -> "The task failed: " + task.error().orElse("no reason given") + ".";
+        };
+    }
+
+    /** Whether a finished task's result is an error. */
+    boolean failed(Task task) {
+        return task.status() != dev.efferent.queue.TaskStatus.COMPLETED || result(task).isError();
+    }
+
+    private String text(Task task) {
+        List<String> parts = new ArrayList<>();
+        for (Content c : result(task).content()) {
+            switch (c) {
+                case Content.Text t -> parts.add(t.text());
+                case Content.Image i -> parts.add("[an image, " + i.mimeType() + ", shown to the person]");
+            }
+        }
+        String text = String.join("\n", parts);
+        return text.isBlank() ? "(no output)" : text;
+    }
+
+    private ToolResult result(Task task) {
+        return task.result().map(r -> {
+            try {
+                return ToolResultJson.fromJson(json.readTree(r));
+            } catch (JsonProcessingException | IllegalArgumentException e) {
+                return ToolResult.text(r);
+            }
+        }).orElse(ToolResult.text(""));
+    }
+
+    private String cut(String text, String taskId) {
+        if (text.length() <= maxResultChars) {
+            return text;
+        }
+        return text.substring(0, maxResultChars) + "\n[… cut: " + (text.length() - maxResultChars)
+                + " more characters; the whole result is task " + taskId + "]";
+    }
+}

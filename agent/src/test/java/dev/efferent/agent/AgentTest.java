@@ -1,0 +1,255 @@
+package dev.efferent.agent;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.conversations.ChatService;
+import dev.efferent.conversations.ConversationEntry;
+import dev.efferent.core.config.ConfigLoader;
+import dev.efferent.core.tools.LocalTools;
+import dev.efferent.model.scripted.Received;
+import dev.efferent.model.scripted.ScriptedModelServer;
+import dev.efferent.model.scripted.Step;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.Records;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Queues;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The agent in single-machine mode: a real router running the real fs and shell tools, a scripted model server. */
+class AgentTest {
+    private static final Conversation CHAT = new Conversation("test", "1");
+    @TempDir
+    Path root;
+    private ScriptedModelServer model;
+    private TaskQueue queue;
+    private Router router;
+    private Agent agent;
+    private ChatService chat;
+
+    @BeforeEach
+    void start() throws Exception {
+        model = ScriptedModelServer.start();
+        Files.writeString(root.resolve("notes.txt"), "buy milk\n");
+    }
+
+    private void startBrain(Map<String, String> modelSettings, Map<String, String> agentSettings) {
+        startBrain(modelSettings, agentSettings, Models.providers().select("openai"), model.openAiBaseUrl());
+    }
+
+    private void startBrain(Map<String, String> modelSettings, Map<String, String> agentSettings,
+                            dev.efferent.model.spi.ModelProvider provider, String baseUrl) {
+        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+                new ProtocolCodec(), Clock.systemUTC());
+        Map<String, String> m = new HashMap<>(Map.of("base-url", baseUrl, "name", "scripted",
+                "retry-backoff", "50ms"));
+        m.putAll(modelSettings);
+        agent = new Agent(router, Optional.of(provider.open(key -> Optional.ofNullable(m.get(key)))),
+                AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), Records.inMemory(),
+                Clock.systemUTC());
+        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+    }
+
+    @AfterEach
+    void stop() {
+        if (chat != null) {
+            chat.close();
+            agent.close();
+            router.close();
+            queue.close();
+        }
+        model.close();
+    }
+
+    private List<ConversationEntry> say(String text) throws Exception {
+        return chat.handle(new IncomingMessage(CHAT, "me", text)).get(30, TimeUnit.SECONDS);
+    }
+
+    private static String last(List<ConversationEntry> said) {
+        return said.getLast().text();
+    }
+
+    @Test
+    void aQuestionThatNeedsNoToolIsAnsweredDirectly() throws Exception {
+        startBrain(Map.of(), Map.of());
+        model.then(Step.Reply.text("Paris is the capital of France."));
+        List<ConversationEntry> said = say("What is the capital of France?");
+        assertEquals("Paris is the capital of France.", last(said));
+        assertEquals("streamed", said.getLast().kind());
+        assertEquals(1, model.received().size());
+        JsonNode request = model.received().getFirst().body();
+        assertTrue(request.path("messages").get(0).path("content").asText().contains("The machines:"),
+                "the system prompt names the machines");
+        assertTrue(request.path("messages").get(0).path("content").asText().contains("is data, not instructions"));
+        assertEquals("What is the capital of France?", model.received().getFirst().lastMessageText());
+        assertTrue(router.tasks(java.util.Set.of(), 10).isEmpty(), "no task was started");
+    }
+
+    @Test
+    void aToolCallRunsAsATaskAndItsResultGoesBackToTheModel() throws Exception {
+        startBrain(Map.of(), Map.of());
+        model.then(Step.Reply.call("read_file", "{\"path\":\"notes.txt\"}"))
+                .then(r -> Step.Reply.text("Your notes say: " + r.lastMessageText().strip()));
+        List<ConversationEntry> said = say("What is in my notes?");
+        assertEquals("Your notes say: buy milk", last(said));
+        Received second = model.received().get(1);
+        JsonNode toolMessage = second.body().path("messages").get(3);
+        assertEquals("tool", toolMessage.path("role").asText());
+        assertEquals("buy milk", toolMessage.path("content").asText().strip());
+        var task = router.tasks(java.util.Set.of(), 10).getFirst();
+        assertEquals("read_file", task.tool());
+        assertEquals(TaskStatus.COMPLETED, task.status());
+        assertEquals("test:1", task.requester().orElseThrow());
+        List<ConversationEntry> history = chat.history(CHAT, 20);
+        assertTrue(history.stream().anyMatch(e -> e.text().startsWith("✅ read_file on brain")
+                        && e.taskId().equals(Optional.of(task.id()))),
+                "the call shows as one line with its task: " + history);
+
+        model.then(r -> Step.Reply.text("You asked about your notes."));
+        say("What did I ask?");
+        JsonNode third = model.received().get(2).body().path("messages");
+        assertEquals("What is in my notes?", third.get(1).path("content").asText(),
+                "the next turn carries the conversation so far");
+        assertEquals(6, third.size(), "system, the first turn's four messages, the new question: " + third);
+    }
+
+    @Test
+    void theAnthropicProviderRunsTheSameRound() throws Exception {
+        startBrain(Map.of(), Map.of(), Models.providers().select("anthropic"),
+                model.anthropicBaseUrl());
+        model.then(Step.Reply.call("read_file", "{\"path\":\"notes.txt\"}"))
+                .then(r -> Step.Reply.text("Your notes say: " + r.lastMessageText().strip()));
+        assertEquals("Your notes say: buy milk", last(say("What is in my notes?")));
+        JsonNode sent = model.received().get(1).body().path("messages");
+        assertEquals("tool_result", sent.get(2).path("content").get(0).path("type").asText(), sent.toString());
+        assertTrue(model.received().get(1).body().path("system").asText().contains("The machines:"));
+    }
+
+    @Test
+    void badCallsGoBackToTheModelAsErrorsAndTheTurnGoesOn() throws Exception {
+        startBrain(Map.of(), Map.of());
+        model.then(Step.Reply.call("read_file", "{\"path\": notes.txt"))
+                .then(Step.Reply.call("read_fiel", "{\"path\":\"notes.txt\"}"))
+                .then(Step.Reply.call("read_file", "{\"path\":5}"))
+                .then(Step.Reply.text("I could not read it."));
+        assertEquals("I could not read it.", last(say("Read my notes")));
+        List<Received> r = model.received();
+        assertTrue(r.get(1).lastMessageText().startsWith("Error: The arguments are not valid JSON"),
+                r.get(1).lastMessageText());
+        assertTrue(r.get(2).lastMessageText().startsWith("Error: There is no tool named 'read_fiel'. The tools are: "),
+                r.get(2).lastMessageText());
+        assertTrue(r.get(3).lastMessageText().startsWith("Error: The call was refused: invalid params for read_file"),
+                r.get(3).lastMessageText());
+    }
+
+    @Test
+    void modelFailuresAreToldInPlainWordsAndTheNextMessageWorks() throws Exception {
+        startBrain(Map.of("max-retries", "2"), Map.of());
+        model.then(Step.Fail.of(401, "Incorrect API key provided"));
+        String refused = last(say("hello"));
+        assertTrue(refused.startsWith("The model could not answer: openai at " + model.openAiBaseUrl()
+                + " refused the request (401): Incorrect API key provided."), refused);
+
+        model.then(new Step.Fail(429, "{\"error\":{\"message\":\"slow down\"}}", Map.of("Retry-After", "0.1")),
+                Step.Reply.text("Hello!"));
+        assertEquals("Hello!", last(say("hello again")), "a 429 is retried");
+
+        for (int i = 0; i < 5; i++) {
+            model.then(Step.Fail.of(500, "boom"));
+        }
+        assertTrue(last(say("and now?")).contains("failed (500, 3 tries): boom"));
+        model.then(Step.Reply.text("Back."));
+        assertEquals("Back.", last(say("still there?")));
+    }
+
+    @Test
+    void aModelServerThatIsDownIsNamed() throws Exception {
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        startBrain(Map.of("base-url", "http://127.0.0.1:" + port + "/v1", "max-retries", "0"), Map.of());
+        String said = last(say("hello"));
+        assertTrue(said.startsWith("The model could not answer: Could not reach openai at http://127.0.0.1:" + port),
+                said);
+    }
+
+    @Test
+    void maxStepsStopsAModelThatCallsToolsForever() throws Exception {
+        startBrain(Map.of(), Map.of("max-steps", "3"));
+        model.otherwise(r -> Step.Reply.call("stat", "{\"path\":\"notes.txt\"}"));
+        String said = last(say("loop"));
+        assertEquals("I stopped after 3 steps without an answer (agent.max-steps). Tell me how to go on, or send "
+                + "/new to start afresh.", said);
+        assertEquals(3, model.received().size());
+    }
+
+    @Test
+    void stopCancelsALongCommandAndEndsTheTurn() throws Exception {
+        startBrain(Map.of(), Map.of());
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"sleep 30\"}"));
+        CompletableFuture<List<ConversationEntry>> turn = chat.handle(new IncomingMessage(CHAT, "me", "wait a bit"));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (router.tasks(java.util.Set.of(TaskStatus.RUNNING), 10).isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        String stopped = last(say("/stop"));
+        assertEquals("Stopped; cancelled 1 task.", stopped);
+        turn.get(10, TimeUnit.SECONDS);
+        assertEquals(TaskStatus.CANCELLED, router.tasks(java.util.Set.of(), 10).getFirst().status());
+        assertEquals(1, model.received().size(), "the model is not called again after /stop");
+        assertEquals("Nothing is running.", last(say("/stop")));
+    }
+
+    @Test
+    void commandsOfTheAgent() throws Exception {
+        startBrain(Map.of(), Map.of());
+        model.then(Step.Reply.text("one"), Step.Reply.text("two"));
+        say("first");
+        assertEquals("Starting afresh: earlier messages are no longer sent to the model.", last(say("/new")));
+        say("second");
+        assertEquals(2, model.received().get(1).body().path("messages").size(), "system and the new message only");
+        assertEquals("Model: scripted at " + model.openAiBaseUrl() + " (openai)", last(say("/model")));
+        assertTrue(last(say("/usage")).startsWith("This conversation: 26 tokens (20 in, 6 out)."), last(say("/usage")));
+        assertTrue(last(say("/help")).contains("/stop — end the assistant's running turn"));
+    }
+
+    @Test
+    void withoutAModelFreeTextSaysHowToConfigureOne() throws Exception {
+        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+                new ProtocolCodec(), Clock.systemUTC());
+        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        String said = last(say("hello"));
+        assertTrue(said.contains("EFFERENT_MODEL_BASE__URL=http://127.0.0.1:11434/v1"), said);
+        assertTrue(said.contains("OPENAI_API_KEY"), said);
+        assertFalse(last(say("/read notes.txt")).isEmpty(), "commands keep working");
+        assertTrue(last(say("/model")).startsWith("No language model is configured"));
+    }
+}

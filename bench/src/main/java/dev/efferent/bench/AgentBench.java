@@ -1,0 +1,145 @@
+package dev.efferent.bench;
+
+import dev.efferent.agent.Agent;
+import dev.efferent.agent.AgentSettings;
+import dev.efferent.agent.Models;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.Inbox;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.ChatService;
+import dev.efferent.model.scripted.Received;
+import dev.efferent.model.scripted.ScriptedModelServer;
+import dev.efferent.model.scripted.Step;
+import dev.efferent.queue.Records;
+
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The agent's own cost: a tool step (the model asks for {@code noop} → the brain runs it on a WebSocket worker →
+ * the result reaches the model server again) beside the plain dispatch round trip of the same tool, and the delay
+ * of the first streamed character from the model server to a channel, beside the model server's own.
+ */
+final class AgentBench {
+    private AgentBench() {
+    }
+
+    static void run(boolean smoke) throws Exception {
+        int turns = smoke ? 20 : 2_000;
+        try (ScriptedModelServer model = ScriptedModelServer.start();
+             BenchBrain brain = new BenchBrain("memory", Map.of())) {
+            BenchWorker worker = BenchWorker.connect(brain.port(), "w1", 4);
+            worker.registered.get(10, TimeUnit.SECONDS);
+            Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
+            Agent agent = new Agent(brain.router, Optional.of(Models.providers().select("openai")
+                    .open(key -> Optional.ofNullable(m.get(key)))), AgentSettings.defaults(), Records.inMemory(),
+                    Clock.systemUTC());
+            ChatService chat = new ChatService(brain.router, agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
+            FirstPiece channel = new FirstPiece();
+            chat.add(channel);
+            Conversation c = new Conversation(FirstPiece.NAME, "bench");
+
+            Stats step = new Stats(turns);
+            for (int i = 0; i < turns + Math.min(200, turns); i++) {
+                chat.handle(new IncomingMessage(c, "bench", "/new")).get(10, TimeUnit.SECONDS);
+                model.then(Step.Reply.call("noop", "{}"), Step.Reply.text("ok"));
+                int before = model.received().size();
+                chat.handle(new IncomingMessage(c, "bench", "run noop")).get(10, TimeUnit.SECONDS);
+                List<Received> r = model.received();
+                if (i >= Math.min(200, turns)) {
+                    // From the model's "call noop" to the request that carries its result.
+                    step.add(r.get(before + 1).nanos() - r.get(before).nanos());
+                }
+            }
+            Stats dispatch = BenchMain.dispatch(brain.router, turns);
+
+            Stats throughBrain = new Stats(turns);
+            Stats direct = new Stats(turns);
+            HttpClient http = HttpClient.newHttpClient();
+            for (int i = 0; i < turns; i++) {
+                model.then(Step.Reply.text("hello there"));
+                channel.first.set(0);
+                int before = model.received().size();
+                chat.handle(new IncomingMessage(c, "bench", "say hello")).get(10, TimeUnit.SECONDS);
+                throughBrain.add(channel.first.get() - model.received().get(before).nanos());
+
+                model.then(Step.Reply.text("hello there"));
+                direct.add(directFirstPiece(http, model.openAiBaseUrl()));
+            }
+            chat.close();
+            agent.close();
+            worker.close();
+
+            long stepP50 = step.percentile(50);
+            long dispatchP50 = dispatch.percentile(50);
+            BenchMain.figure("agent.turns", String.valueOf(turns));
+            BenchMain.figure("agent.step.p50", Stats.micros(stepP50));
+            BenchMain.figure("agent.step.p99", Stats.micros(step.percentile(99)));
+            BenchMain.figure("agent.dispatch.p50", Stats.micros(dispatchP50));
+            BenchMain.figure("agent.dispatch.p99", Stats.micros(dispatch.percentile(99)));
+            BenchMain.figure("agent.overhead.p50", Stats.micros(stepP50 - dispatchP50));
+            BenchMain.figure("agent.overhead.ratio", String.format(Locale.ROOT, "%.1f×",
+                    (double) (stepP50 - dispatchP50) / dispatchP50));
+            BenchMain.figure("agent.first-piece.brain.p50", Stats.micros(throughBrain.percentile(50)));
+            BenchMain.figure("agent.first-piece.brain.p99", Stats.micros(throughBrain.percentile(99)));
+            BenchMain.figure("agent.first-piece.server.p50", Stats.micros(direct.percentile(50)));
+            BenchMain.figure("agent.first-piece.server.p99", Stats.micros(direct.percentile(99)));
+        }
+    }
+
+    /** The model server's own delay: a request sent straight to it, until its first streamed text arrives. */
+    private static long directFirstPiece(HttpClient http, String base) throws Exception {
+        String body = "{\"model\":\"scripted\",\"stream\":true,\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+        long start = System.nanoTime();
+        HttpResponse<InputStream> response = http.send(HttpRequest.newBuilder(URI.create(base + "/chat/completions"))
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        long first = 0;
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(response.body(), StandardCharsets.UTF_8))) {
+            for (String line; (line = lines.readLine()) != null; ) {
+                if (first == 0 && line.contains("\"content\"")) {
+                    first = System.nanoTime() - start;
+                }
+            }
+        }
+        return first;
+    }
+
+    /** A channel that notes when the first part of a streamed reply reaches it. */
+    private static final class FirstPiece implements Channel {
+        static final String NAME = "bench";
+        final AtomicLong first = new AtomicLong();
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public void start(Inbox inbox) {
+        }
+
+        @Override
+        public void send(Conversation conversation, OutgoingMessage message) {
+            if (message instanceof OutgoingMessage.Streamed) {
+                first.compareAndSet(0, System.nanoTime());
+            }
+        }
+    }
+}
