@@ -12,7 +12,7 @@ Measured on this project's machine kind: $(nproc) cores, $(free -g | awk '/Mem:/
 $(. /etc/os-release; echo "$PRETTY_NAME"), $(date -u +%Y-%m-%d). Everything runs on loopback. Latencies are the
 median over 3 runs of each run's p50 and p99; rates are the median of 3 runs (the queue figures are one run of each).
 Reproduce with \`bin/efferent build && bench/run.sh [scenario]\` (\`roundtrip\`, \`throughput\`, \`drain\`, \`queue\`,
-\`connections\` or \`all\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
+\`connections\`, \`agent\` or \`all\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
 
 ## 1. Dispatch round trip
 
@@ -92,3 +92,24 @@ if [ -f "$runtime" ]; then
 else
   echo "Run \`mvn -pl system-tests verify -Dtest=RuntimesTest\` to measure them."
 fi
+cat <<MD
+
+## 7. The agent's tool step and first streamed character
+
+The agent (\`bench/run.sh agent\`) over a scripted model server on loopback that answers at once (OpenAI protocol,
+streamed), the brain's router and a WebSocket worker offering \`noop\`: a turn in which the model asks for \`noop\`
+and then answers. Median over 3 runs of each run's p50 and p99, $(v agent.turns) turns each.
+
+| | p50 | p99 |
+|---|---|---|
+| plain dispatch round trip of \`noop\` (same run) | $(v agent.dispatch.p50) | $(v agent.dispatch.p99) |
+| tool step in the brain: the model's answer in hand → \`noop\` dispatched and done → the next model call begun | $(v agent.step.brain.p50) | $(v agent.step.brain.p99) |
+| the agent's own overhead: the step less the dispatch round trip | $(v agent.overhead.p50) | $(v agent.overhead.p99) |
+| tool step seen by the model server: its answer's request → the request carrying the result | $(v agent.step.server.p50) | $(v agent.step.server.p99) |
+| first streamed character: request at the model server → first part of the reply at the channel | $(v agent.first-piece.brain.p50) | $(v agent.first-piece.brain.p99) |
+| the model server's own: a request sent straight to it → its first streamed text | $(v agent.first-piece.server.p50) | $(v agent.first-piece.server.p99) |
+
+Goal: the agent's overhead per step at most 2× the dispatch round trip (here $(v agent.overhead.ratio)). The step the model server sees
+adds its HTTP exchange with the brain (java.net.http client, the JDK's HTTP server); the first character reaches
+a channel about as fast as a client reading the server directly.
+MD

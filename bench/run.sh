@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks on loopback and writes docs/BENCHMARKS.md.
-#   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|all]   (default all)
+#   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|agent|all]   (default all)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
 set -euo pipefail

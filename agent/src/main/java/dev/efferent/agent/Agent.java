@@ -23,6 +23,7 @@ import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.Waiting;
+import dev.efferent.router.WorkerInfo;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -232,9 +233,11 @@ public final class Agent implements Assistant, AutoCloseable {
                 contexts.add(turn.key(), turn.messages);
                 return;
             }
-            Map<String, Toolbox.Offered> catalogue = toolbox.catalogue();
+            // Each step sees the machines as they are now: one may have come or gone since the last.
+            List<WorkerInfo> workers = router.workers();
+            Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(workers);
             List<ModelTool> tools = catalogue.values().stream().map(Toolbox.Offered::tool).toList();
-            String system = prompt.forConversation(turn.key());
+            String system = prompt.forConversation(turn.key(), workers);
             int budget = settings.maxContextTokens() - Messages.tokens(system)
                     - tools.stream().mapToInt(t -> Messages.tokens(t.description() + t.inputSchema())).sum();
             List<ModelMessage> sent = Contexts.fit(contexts.load(turn.key()), turn.messages, budget);

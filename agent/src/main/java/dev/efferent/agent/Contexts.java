@@ -32,12 +32,11 @@ final class Contexts {
 
     /** The conversation's messages since its last {@code /new}, starting at a person's message. */
     List<ModelMessage> load(String conversation) {
+        List<String> log = records.tail(PREFIX + conversation, KEEP);
+        // Only what follows the last /new is read: the messages before it are never sent again.
+        int from = log.lastIndexOf(NEW) + 1;
         List<ModelMessage> out = new ArrayList<>();
-        for (String data : records.tail(PREFIX + conversation, KEEP)) {
-            if (data.equals(NEW)) {
-                out.clear();
-                continue;
-            }
+        for (String data : log.subList(from, log.size())) {
             try {
                 out.add(messages.fromJson(json.readTree(data)));
             } catch (JsonProcessingException | IllegalArgumentException e) {

@@ -26,9 +26,8 @@ final class SystemPrompt {
         this.instructions = instructions;
     }
 
-    /** The prompt for {@code conversation}: the instructions, then the machines as they are now. */
-    String forConversation(String conversation) {
-        List<WorkerInfo> workers = router.workers();
+    /** The prompt for {@code conversation}: the instructions, then the machines ({@code workers}) as they are now. */
+    String forConversation(String conversation, List<WorkerInfo> workers) {
         Optional<String> active = router.activeWorker(conversation);
         boolean hands = router.settings().handsEnabled();
         StringBuilder p = new StringBuilder(instructions.orElse(BUILT_IN).strip()).append("\n\nThe machines:\n");

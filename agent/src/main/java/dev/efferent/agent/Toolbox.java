@@ -46,9 +46,8 @@ final class Toolbox {
     record Offered(ToolInfo info, List<String> machines, ModelTool tool) {
     }
 
-    /** Every tool of every worker seen, and the brain's own, by name. */
-    Map<String, Offered> catalogue() {
-        List<WorkerInfo> workers = router.workers();
+    /** Every tool of every worker seen ({@code workers}, as the router lists them), and the brain's own, by name. */
+    Map<String, Offered> catalogue(List<WorkerInfo> workers) {
         boolean hands = router.settings().handsEnabled();
         Map<String, Offered> offered = new LinkedHashMap<>();
         for (ToolInfo info : router.tools()) {

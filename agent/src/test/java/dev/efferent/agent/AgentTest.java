@@ -61,9 +61,14 @@ class AgentTest {
 
     private void startBrain(Map<String, String> modelSettings, Map<String, String> agentSettings,
                             dev.efferent.model.spi.ModelProvider provider, String baseUrl) {
+        startBrain(modelSettings, agentSettings, provider, baseUrl, false);
+    }
+
+    private void startBrain(Map<String, String> modelSettings, Map<String, String> agentSettings,
+                            dev.efferent.model.spi.ModelProvider provider, String baseUrl, boolean hands) {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(hands), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = new HashMap<>(Map.of("base-url", baseUrl, "name", "scripted",
                 "retry-backoff", "50ms"));
@@ -120,6 +125,8 @@ class AgentTest {
         JsonNode toolMessage = second.body().path("messages").get(3);
         assertEquals("tool", toolMessage.path("role").asText());
         assertEquals("buy milk", toolMessage.path("content").asText().strip());
+        assertFalse(second.body().path("messages").get(0).path("content").asText().contains("buy milk"),
+                "tool output goes back as a tool result, never into the system prompt");
         var task = router.tasks(java.util.Set.of(), 10).getFirst();
         assertEquals("read_file", task.tool());
         assertEquals(TaskStatus.COMPLETED, task.status());
@@ -223,6 +230,53 @@ class AgentTest {
         assertEquals(TaskStatus.CANCELLED, router.tasks(java.util.Set.of(), 10).getFirst().status());
         assertEquals(1, model.received().size(), "the model is not called again after /stop");
         assertEquals("Nothing is running.", last(say("/stop")));
+    }
+
+    @Test
+    void aTurnParkedForAnOfflineMachineEndsAfterTheParkTimeoutAndCancelsItsTask() throws Exception {
+        startBrain(Map.of(), Map.of("park-timeout", "1s"), Models.providers().select("openai"),
+                model.openAiBaseUrl(), true);
+        model.then(Step.Reply.call("read_file", "{\"path\":\"notes.txt\"}"));
+        String parked = last(say("read my notes"));
+        assertTrue(parked.startsWith("Your machine is offline. I've queued this task ("), parked);
+        String taskId = parked.substring(parked.indexOf('(') + 1, parked.indexOf(')'));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (router.task(taskId).orElseThrow().status() != TaskStatus.CANCELLED && System.nanoTime() < end) {
+            Thread.sleep(50);
+        }
+        assertEquals(TaskStatus.CANCELLED, router.task(taskId).orElseThrow().status());
+        Thread.sleep(200);
+        assertTrue(chat.history(CHAT, 20).stream().anyMatch(e -> e.text().equals("I stopped waiting for read_file ("
+                + taskId + ") after 1 s (agent.park-timeout): the machine did not come back. The task is cancelled; "
+                + "ask again when the machine is online.")), chat.history(CHAT, 20).toString());
+        assertEquals(1, model.received().size());
+    }
+
+    @Test
+    void stopAlsoEndsAParkedTurn() throws Exception {
+        startBrain(Map.of(), Map.of(), Models.providers().select("openai"), model.openAiBaseUrl(), true);
+        model.then(Step.Reply.call("read_file", "{\"path\":\"notes.txt\"}"));
+        String parked = last(say("read my notes"));
+        String taskId = parked.substring(parked.indexOf('(') + 1, parked.indexOf(')'));
+        assertEquals("Stopped; cancelled 1 task.", last(say("/stop")));
+        assertEquals(TaskStatus.CANCELLED, router.task(taskId).orElseThrow().status());
+        model.then(Step.Reply.text("Fine."));
+        assertEquals("Fine.", last(say("never mind")), "the conversation goes on");
+    }
+
+    @Test
+    void theOldestTurnsAreDroppedToFitTheContext() throws Exception {
+        startBrain(Map.of(), Map.of("max-context-tokens", "1000"));
+        String long1 = "a".repeat(2400);
+        model.then(Step.Reply.text("first answer"), Step.Reply.text("second answer"), Step.Reply.text("third"));
+        say("first " + long1);
+        say("second " + long1);
+        say("third question");
+        JsonNode messages = model.received().get(2).body().path("messages");
+        List<String> texts = new java.util.ArrayList<>();
+        messages.forEach(m -> texts.add(m.path("content").asText()));
+        assertFalse(texts.stream().anyMatch(t -> t.startsWith("first ")), "the oldest turn was dropped: " + texts.size());
+        assertEquals("third question", texts.getLast(), "the current turn is kept");
     }
 
     @Test

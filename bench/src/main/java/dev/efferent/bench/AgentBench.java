@@ -37,69 +37,101 @@ import java.util.concurrent.atomic.AtomicLong;
  * of the first streamed character from the model server to a channel, beside the model server's own.
  */
 final class AgentBench {
+    private static final int RUNS = 3;
+
     private AgentBench() {
     }
 
     static void run(boolean smoke) throws Exception {
-        int turns = smoke ? 20 : 2_000;
+        int turns = smoke ? 20 : 1_000;
         try (ScriptedModelServer model = ScriptedModelServer.start();
              BenchBrain brain = new BenchBrain("memory", Map.of())) {
             BenchWorker worker = BenchWorker.connect(brain.port(), "w1", 4);
             worker.registered.get(10, TimeUnit.SECONDS);
             Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
-            Agent agent = new Agent(brain.router, Optional.of(Models.providers().select("openai")
-                    .open(key -> Optional.ofNullable(m.get(key)))), AgentSettings.defaults(), Records.inMemory(),
+            Timed timed = new Timed(Models.providers().select("openai").open(key -> Optional.ofNullable(m.get(key))));
+            Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), Records.inMemory(),
                     Clock.systemUTC());
             ChatService chat = new ChatService(brain.router, agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
             FirstPiece channel = new FirstPiece();
             chat.add(channel);
             Conversation c = new Conversation(FirstPiece.NAME, "bench");
 
-            Stats step = new Stats(turns);
-            for (int i = 0; i < turns + Math.min(200, turns); i++) {
-                chat.handle(new IncomingMessage(c, "bench", "/new")).get(10, TimeUnit.SECONDS);
-                model.then(Step.Reply.call("noop", "{}"), Step.Reply.text("ok"));
-                int before = model.received().size();
-                chat.handle(new IncomingMessage(c, "bench", "run noop")).get(10, TimeUnit.SECONDS);
-                List<Received> r = model.received();
-                if (i >= Math.min(200, turns)) {
-                    // From the model's "call noop" to the request that carries its result.
-                    step.add(r.get(before + 1).nanos() - r.get(before).nanos());
+            // The bench worker heartbeats only when asked; a run longer than two intervals would lose it.
+            java.util.concurrent.ScheduledExecutorService beat = java.util.concurrent.Executors
+                    .newSingleThreadScheduledExecutor();
+            beat.scheduleAtFixedRate(worker::heartbeat, 5, 5, TimeUnit.SECONDS);
+            // Three runs; each figure is the median of the runs' values.
+            long[][] runs = new long[RUNS][];
+            for (int run = 0; run < RUNS; run++) {
+                Stats step = new Stats(turns);
+                Stats own = new Stats(turns);
+                for (int i = 0; i < turns + Math.min(200, turns); i++) {
+                    chat.handle(new IncomingMessage(c, "bench", "/new")).get(10, TimeUnit.SECONDS);
+                    model.then(Step.Reply.call("noop", "{}"), Step.Reply.text("ok"));
+                    timed.calls = 0;
+                    int before = model.received().size();
+                    var said = chat.handle(new IncomingMessage(c, "bench", "run noop")).get(10, TimeUnit.SECONDS);
+                    List<Received> r = model.received();
+                    if (r.size() < before + 2) {
+                        throw new IllegalStateException("turn " + i + " made " + (r.size() - before)
+                                + " model call(s) instead of 2; it said: " + said);
+                    }
+                    if (i >= Math.min(200, turns)) {
+                        // From the model's "call noop" to the request that carries its result.
+                        step.add(r.get(before + 1).nanos() - r.get(before).nanos());
+                        // The brain's own part: from the model's answer in hand to the next call handed to the client.
+                        own.add(timed.secondCallStarted - timed.firstCallReturned);
+                    }
                 }
-            }
-            Stats dispatch = BenchMain.dispatch(brain.router, turns);
+                Stats dispatch = BenchMain.dispatch(brain.router, turns);
 
-            Stats throughBrain = new Stats(turns);
-            Stats direct = new Stats(turns);
-            HttpClient http = HttpClient.newHttpClient();
-            for (int i = 0; i < turns; i++) {
-                model.then(Step.Reply.text("hello there"));
-                channel.first.set(0);
-                int before = model.received().size();
-                chat.handle(new IncomingMessage(c, "bench", "say hello")).get(10, TimeUnit.SECONDS);
-                throughBrain.add(channel.first.get() - model.received().get(before).nanos());
+                Stats throughBrain = new Stats(turns);
+                Stats direct = new Stats(turns);
+                HttpClient http = HttpClient.newHttpClient();
+                for (int i = 0; i < turns; i++) {
+                    model.then(Step.Reply.text("hello there"));
+                    channel.first.set(0);
+                    int before = model.received().size();
+                    chat.handle(new IncomingMessage(c, "bench", "say hello")).get(10, TimeUnit.SECONDS);
+                    throughBrain.add(channel.first.get() - model.received().get(before).nanos());
 
-                model.then(Step.Reply.text("hello there"));
-                direct.add(directFirstPiece(http, model.openAiBaseUrl()));
+                    model.then(Step.Reply.text("hello there"));
+                    direct.add(directFirstPiece(http, model.openAiBaseUrl()));
+                }
+                runs[run] = new long[]{step.percentile(50), step.percentile(99), own.percentile(50),
+                        own.percentile(99), dispatch.percentile(50), dispatch.percentile(99),
+                        throughBrain.percentile(50), throughBrain.percentile(99), direct.percentile(50),
+                        direct.percentile(99)};
             }
+            beat.shutdownNow();
             chat.close();
             agent.close();
             worker.close();
 
-            long stepP50 = step.percentile(50);
-            long dispatchP50 = dispatch.percentile(50);
+            long[] med = new long[runs[0].length];
+            for (int i = 0; i < med.length; i++) {
+                long[] values = new long[RUNS];
+                for (int run = 0; run < RUNS; run++) {
+                    values[run] = runs[run][i];
+                }
+                med[i] = Stats.median(values);
+            }
             BenchMain.figure("agent.turns", String.valueOf(turns));
-            BenchMain.figure("agent.step.p50", Stats.micros(stepP50));
-            BenchMain.figure("agent.step.p99", Stats.micros(step.percentile(99)));
-            BenchMain.figure("agent.dispatch.p50", Stats.micros(dispatchP50));
-            BenchMain.figure("agent.dispatch.p99", Stats.micros(dispatch.percentile(99)));
-            BenchMain.figure("agent.overhead.p50", Stats.micros(stepP50 - dispatchP50));
+            BenchMain.figure("agent.step.server.p50", Stats.micros(med[0]));
+            BenchMain.figure("agent.step.server.p99", Stats.micros(med[1]));
+            BenchMain.figure("agent.step.brain.p50", Stats.micros(med[2]));
+            BenchMain.figure("agent.step.brain.p99", Stats.micros(med[3]));
+            BenchMain.figure("agent.dispatch.p50", Stats.micros(med[4]));
+            BenchMain.figure("agent.dispatch.p99", Stats.micros(med[5]));
+            BenchMain.figure("agent.overhead.p50", Stats.micros(med[2] - med[4]));
+            BenchMain.figure("agent.overhead.p99", Stats.micros(med[3] - med[5]));
             BenchMain.figure("agent.overhead.ratio", String.format(Locale.ROOT, "%.1f×",
-                    (double) (stepP50 - dispatchP50) / dispatchP50));
-            BenchMain.figure("agent.first-piece.brain.p50", Stats.micros(throughBrain.percentile(50)));
-            BenchMain.figure("agent.first-piece.brain.p99", Stats.micros(throughBrain.percentile(99)));
-            BenchMain.figure("agent.first-piece.server.p50", Stats.micros(direct.percentile(50)));
-            BenchMain.figure("agent.first-piece.server.p99", Stats.micros(direct.percentile(99)));
+                    (double) (med[2] - med[4]) / med[4]));
+            BenchMain.figure("agent.first-piece.brain.p50", Stats.micros(med[6]));
+            BenchMain.figure("agent.first-piece.brain.p99", Stats.micros(med[7]));
+            BenchMain.figure("agent.first-piece.server.p50", Stats.micros(med[8]));
+            BenchMain.figure("agent.first-piece.server.p99", Stats.micros(med[9]));
         }
     }
 
@@ -119,6 +151,36 @@ final class AgentBench {
             }
         }
         return first;
+    }
+
+    /** The model, timed: when the first call of a turn returned and the second began. */
+    private static final class Timed implements dev.efferent.model.spi.Model {
+        private final dev.efferent.model.spi.Model model;
+        volatile int calls;
+        volatile long firstCallReturned;
+        volatile long secondCallStarted;
+
+        Timed(dev.efferent.model.spi.Model model) {
+            this.model = model;
+        }
+
+        @Override
+        public String describe() {
+            return model.describe();
+        }
+
+        @Override
+        public dev.efferent.model.spi.ModelReply complete(dev.efferent.model.spi.ModelRequest request,
+                                                          dev.efferent.model.spi.ModelListener listener) {
+            if (++calls == 2) {
+                secondCallStarted = System.nanoTime();
+            }
+            dev.efferent.model.spi.ModelReply reply = model.complete(request, listener);
+            if (calls == 1) {
+                firstCallReturned = System.nanoTime();
+            }
+            return reply;
+        }
     }
 
     /** A channel that notes when the first part of a streamed reply reaches it. */

@@ -47,6 +47,10 @@ public final class ScriptedModelServer implements AutoCloseable {
 
     /** Starts a server on a free port of 127.0.0.1. */
     public static ScriptedModelServer start() throws IOException {
+        // A streamed answer is many small writes: without TCP_NODELAY each waits for the client's delayed ACK.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
         HttpServer http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         ScriptedModelServer s = new ScriptedModelServer(http);
         http.createContext("/", s::handle);
