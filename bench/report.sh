@@ -104,7 +104,7 @@ and then answers. Median over 3 runs of each run's p50 and p99, $(v agent.turns)
 |---|---|---|
 | plain dispatch round trip of \`noop\` (same run) | $(v agent.dispatch.p50) | $(v agent.dispatch.p99) |
 | tool step in the brain: the model's answer in hand → \`noop\` dispatched and done → the next model call begun | $(v agent.step.brain.p50) | $(v agent.step.brain.p99) |
-| the agent's own overhead: the step less the dispatch round trip | $(v agent.overhead.p50) | $(v agent.overhead.p99) |
+| the agent's own overhead: the step's p50 less the dispatch round trip's | $(v agent.overhead.p50) | |
 | tool step seen by the model server: its answer's request → the request carrying the result | $(v agent.step.server.p50) | $(v agent.step.server.p99) |
 | first streamed character: request at the model server → first part of the reply at the channel | $(v agent.first-piece.brain.p50) | $(v agent.first-piece.brain.p99) |
 | the model server's own: a request sent straight to it → its first streamed text | $(v agent.first-piece.server.p50) | $(v agent.first-piece.server.p99) |

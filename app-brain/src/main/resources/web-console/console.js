@@ -111,7 +111,7 @@
     }
   }
 
-  // A streamed reply grows in one bubble; its last part has the whole text.
+  // A streamed reply grows in one bubble from the parts that arrive; its last message has the whole text.
   const streamBubbles = new Map();
 
   function renderMessage(m) {
@@ -121,8 +121,12 @@
         bubble = addBubble('bot', '');
         streamBubbles.set(m.replyId, bubble);
       }
-      bubble.textContent = m.text;
-      if (m.done) streamBubbles.delete(m.replyId);
+      if (m.done) {
+        bubble.textContent = m.text;
+        streamBubbles.delete(m.replyId);
+      } else {
+        bubble.textContent += m.text;
+      }
       return;
     }
     if (m.kind === 'prompt') {

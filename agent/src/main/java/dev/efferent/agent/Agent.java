@@ -8,6 +8,7 @@ import dev.efferent.conversations.Assistant;
 import dev.efferent.conversations.AssistantHost;
 import dev.efferent.conversations.Replies;
 import dev.efferent.conversations.Wording;
+import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.Model;
 import dev.efferent.model.spi.ModelException;
 import dev.efferent.model.spi.ModelMessage;
@@ -179,6 +180,7 @@ public final class Agent implements Assistant, AutoCloseable {
     private static final class Running {
         final Thread thread;
         final Set<String> tasks = ConcurrentHashMap.newKeySet();
+        volatile boolean stopped;
         private boolean active = true;
 
         Running(Thread thread) {
@@ -204,19 +206,35 @@ public final class Agent implements Assistant, AutoCloseable {
         running.put(turn.key(), r);
         try {
             loop(turn, r);
-        } catch (CancellationException e) {
-            turn.replies.finish();
-            LOG.log(Level.INFO, "Turn {0} in {1} stopped", turn.id, turn.key());
-            keepPersonsMessage(turn);
         } catch (ModelException e) {
+            if (r.stopped) {
+                stopped(turn, r);
+                return;
+            }
             turn.replies.finish();
             LOG.log(Level.WARNING, "The model failed in {0}: {1}", turn.key(), e.getMessage());
             turn.replies.send(new OutgoingMessage.Text("The model could not answer: " + e.getMessage()));
             keepPersonsMessage(turn);
+        } catch (RuntimeException e) {
+            if (!r.stopped && !(e instanceof CancellationException)) {
+                throw e;
+            }
+            // Wherever the interrupt landed: a model call, a wait, a call into the router.
+            stopped(turn, r);
         } finally {
             running.remove(turn.key(), r);
             r.end();
         }
+    }
+
+    /** A stopped turn ends, and so does every task it started, including one submitted as /stop came. */
+    private void stopped(Turn turn, Running r) {
+        // No interrupt reaches this thread from now on: the cancels below call into the router.
+        r.end();
+        turn.replies.finish();
+        r.tasks.forEach(id -> cancel(id, "stopped by the user"));
+        LOG.log(Level.INFO, "Turn {0} in {1} stopped", turn.id, turn.key());
+        keepPersonsMessage(turn);
     }
 
     /** After a failed turn, what the person said still belongs to the conversation; half a tool exchange does not. */
@@ -227,6 +245,9 @@ public final class Agent implements Assistant, AutoCloseable {
     private void loop(Turn turn, Running r) {
         Model m = model.orElseThrow();
         while (true) {
+            if (r.stopped) {
+                throw new CancellationException("the turn was stopped");
+            }
             if (turn.steps >= settings.maxSteps()) {
                 turn.replies.send(new OutgoingMessage.Text("I stopped after " + settings.maxSteps() + " steps without "
                         + "an answer (agent.max-steps). Tell me how to go on, or send /new to start afresh."));
@@ -245,7 +266,10 @@ public final class Agent implements Assistant, AutoCloseable {
             ModelReply reply = m.complete(new ModelRequest(system, sent, tools), turn.replies::stream);
             turn.replies.finish();
             count(turn.key(), reply.usage());
-            turn.messages.add(new ModelMessage.Assistant(reply.text(), reply.toolCalls()));
+            if (!reply.text().isEmpty() || !reply.toolCalls().isEmpty()) {
+                // An answer that says nothing is not kept: some APIs refuse an empty message in the history.
+                turn.messages.add(new ModelMessage.Assistant(reply.text(), reply.toolCalls()));
+            }
             if (reply.toolCalls().isEmpty()) {
                 if (reply.finish() == ModelReply.Finish.LENGTH) {
                     turn.replies.send(new OutgoingMessage.Text("(The answer was cut off: the model reached "
@@ -268,7 +292,11 @@ public final class Agent implements Assistant, AutoCloseable {
         List<ParkedTurns.Pending> submitted = new ArrayList<>();
         List<Submission> offline = new ArrayList<>();
         for (ToolCall call : calls) {
-            switch (toolbox.start(turn.key(), turn.id, call, catalogue)) {
+            if (r.stopped) {
+                throw new CancellationException("the turn was stopped");
+            }
+            // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
+            switch (toolbox.start(turn.key(), turn.id + ":" + turn.steps + ":" + call.id(), call, catalogue)) {
                 case Toolbox.Started.Answered a -> answered.put(call.id(),
                         new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
                 case Toolbox.Started.Submitted s -> {
@@ -382,7 +410,7 @@ public final class Agent implements Assistant, AutoCloseable {
                 LOG.log(Level.INFO, "Parked turn {0} in {1} ended after {2}", p.turnId(), p.conversation(),
                         settings.parkTimeout());
                 host.replies(c).send(new OutgoingMessage.Text("I stopped waiting for " + tasks + " after "
-                        + human(settings.parkTimeout()) + " (agent.park-timeout): the machine did not come back. "
+                        + DurationText.of(settings.parkTimeout()) + " (agent.park-timeout): the machine did not come back. "
                         + "The task is cancelled; ask again when the machine is online."));
             }
         } catch (RuntimeException e) {
@@ -394,10 +422,12 @@ public final class Agent implements Assistant, AutoCloseable {
         int cancelled = 0;
         Running r = running.get(c.key());
         if (r != null) {
+            // Marked first: a task the turn submits from now on is cancelled by the turn itself as it ends.
+            r.stopped = true;
+            r.interrupt();
             for (String id : r.tasks) {
                 cancelled += cancel(id, "stopped by the user") ? 1 : 0;
             }
-            r.interrupt();
         }
         int parkedTurns = 0;
         for (ParkedTurns.Parked p : parked.all()) {
@@ -423,6 +453,9 @@ public final class Agent implements Assistant, AutoCloseable {
         } catch (RouterException e) {
             // Finished or gone meanwhile: nothing to cancel.
             return false;
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not cancel task " + taskId + " (" + reason + ")", e);
+            return false;
         }
     }
 
@@ -435,8 +468,4 @@ public final class Agent implements Assistant, AutoCloseable {
         return List.of(new OutgoingMessage.Text(text));
     }
 
-    private static String human(Duration d) {
-        return d.toHours() >= 1 && d.toMinutesPart() == 0 ? d.toHours() + " h"
-                : d.toMinutes() >= 1 ? d.toMinutes() + " min" : d.toSeconds() + " s";
-    }
 }

@@ -90,7 +90,10 @@ final class ParkedTurns {
                     messages.fromJson((ArrayNode) o.path("messages")), answered, pending, o.path("steps").asInt(),
                     Instant.parse(o.path("parkedAt").asText())));
         } catch (JsonProcessingException | RuntimeException e) {
-            LOG.log(Level.WARNING, "Parked turn " + turnId + " cannot be read and is left alone: " + e.getMessage());
+            // It can never resume; kept, it would be reported on every pass over the parked turns.
+            LOG.log(Level.WARNING, "Parked turn " + turnId + " cannot be read and is dropped: " + e.getMessage()
+                    + "; its data was: " + data);
+            records.remove(PREFIX + turnId);
             return Optional.empty();
         }
     }

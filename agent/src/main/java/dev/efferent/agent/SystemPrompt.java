@@ -26,6 +26,16 @@ final class SystemPrompt {
         this.instructions = instructions;
     }
 
+    /**
+     * A worker's name or platform as the prompt shows it: a worker chooses them, so anything but letters, digits
+     * and a few marks is dropped and the length is capped, and they cannot carry instructions into the prompt.
+     */
+    static String plain(String said) {
+        String kept = said.replaceAll("[^\\p{L}\\p{N} ._/-]", "").strip();
+        kept = kept.length() > 40 ? kept.substring(0, 40) : kept;
+        return kept.isEmpty() ? "?" : kept;
+    }
+
     /** The prompt for {@code conversation}: the instructions, then the machines ({@code workers}) as they are now. */
     String forConversation(String conversation, List<WorkerInfo> workers) {
         Optional<String> active = router.activeWorker(conversation);
@@ -33,12 +43,12 @@ final class SystemPrompt {
         StringBuilder p = new StringBuilder(instructions.orElse(BUILT_IN).strip()).append("\n\nThe machines:\n");
         for (WorkerInfo w : workers) {
             if (w.local() && hands) {
-                p.append("- ").append(w.name()).append(" (the server the assistant runs on, not the user's machine): ")
+                p.append("- ").append(plain(w.name())).append(" (the server the assistant runs on, not the user's machine): ")
                         .append("runs only the tools that need no machine: ").append(String.join(", ", w.tools()))
                         .append('\n');
                 continue;
             }
-            p.append("- ").append(w.name()).append(" (").append(w.platform()).append("): ")
+            p.append("- ").append(plain(w.name())).append(" (").append(plain(w.platform())).append("): ")
                     .append(w.online() ? "online" : "offline; calls to it wait until it is back")
                     .append(active.filter(a -> a.equals(w.id()) || a.equals(w.name())).isPresent() ? ", active" : "")
                     .append(". Tools: ").append(String.join(", ", w.tools())).append('\n');

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
@@ -29,12 +30,16 @@ import java.util.Optional;
  * exactly as {@code /run} does; what a task returned turned into the text the model reads.
  */
 final class Toolbox {
+    private static final System.Logger LOG = System.getLogger(Toolbox.class.getName());
     /** The argument, added where more than one machine has a tool, that chooses the machine. */
     static final String WORKER = "worker";
 
     private final Router router;
     private final ObjectMapper json;
     private final int maxResultChars;
+    /** Compiled schemas by descriptor; a descriptor that changes (a new version of the tool) compiles anew. */
+    private final Map<dev.efferent.protocol.ToolDescriptor, Optional<ParamsSchema>> schemas =
+            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     Toolbox(Router router, ObjectMapper json, int maxResultChars) {
         this.router = router;
@@ -83,7 +88,7 @@ final class Toolbox {
      * Starts {@code call} as a task of {@code conversation}; bad calls (unknown tool, arguments that are not a JSON
      * object or that its schema refuses, an unknown machine) are answered at once, for the model to correct.
      */
-    Started start(String conversation, String turnId, ToolCall call, Map<String, Offered> catalogue) {
+    Started start(String conversation, String callKey, ToolCall call, Map<String, Offered> catalogue) {
         Offered offered = catalogue.get(call.name());
         if (offered == null) {
             return new Started.Answered("There is no tool named '" + call.name() + "'. The tools are: "
@@ -106,8 +111,14 @@ final class Toolbox {
         if (!ownWorkerArgument && params.has(WORKER)) {
             worker = Optional.of(params.remove(WORKER).asText());
         }
+        // Checked here, not only at dispatch: a call for an offline machine would otherwise wait to be refused.
+        List<String> problems = schemaOf(offered).map(s -> s.validate(params)).orElse(List.of());
+        if (!problems.isEmpty()) {
+            return new Started.Answered("The arguments do not match the schema of " + call.name() + ": "
+                    + String.join("; ", problems) + ".");
+        }
         TaskRequest request = TaskRequest.of(call.name(), params).from(conversation)
-                .withIdempotencyKey(dev.efferent.conversations.Assistant.TASK_KEY_PREFIX + turnId + ":" + call.id());
+                .withIdempotencyKey(dev.efferent.conversations.Assistant.TASK_KEY_PREFIX + callKey);
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
         }
@@ -119,6 +130,19 @@ final class Toolbox {
             }
             throw e;
         }
+    }
+
+    /** The tool's schema, compiled once per descriptor; empty if it cannot be (the worker's check still applies). */
+    private Optional<ParamsSchema> schemaOf(Offered offered) {
+        return schemas.computeIfAbsent(offered.info().descriptor(), d -> {
+            try {
+                return Optional.of(ParamsSchema.compile(d.inputSchema()));
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "The schema of " + d.name() + " cannot be compiled: "
+                        + e.getMessage());
+                return Optional.empty();
+            }
+        });
     }
 
     /** What a finished task says to the model: its text, images named, cut at the configured size. */
@@ -137,7 +161,8 @@ final class Toolbox {
 
     private String text(Task task) {
         List<String> parts = new ArrayList<>();
-        for (Content c : result(task).content()) {
+        ToolResult result = result(task);
+        for (Content c : result.content()) {
             switch (c) {
                 case Content.Text t -> parts.add(t.text());
                 case Content.Image i -> parts.add("[an image, " + i.mimeType() + ", shown to the person]");
@@ -147,14 +172,8 @@ final class Toolbox {
         return text.isBlank() ? "(no output)" : text;
     }
 
-    private ToolResult result(Task task) {
-        return task.result().map(r -> {
-            try {
-                return ToolResultJson.fromJson(json.readTree(r));
-            } catch (JsonProcessingException | IllegalArgumentException e) {
-                return ToolResult.text(r);
-            }
-        }).orElse(ToolResult.text(""));
+    private static ToolResult result(Task task) {
+        return task.result().map(ToolResultJson::stored).orElse(ToolResult.text(""));
     }
 
     private String cut(String text, String taskId) {

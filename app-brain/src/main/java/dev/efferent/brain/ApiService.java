@@ -204,7 +204,8 @@ final class ApiService implements HttpService {
             return;
         }
         CompletableFuture<List<ConversationEntry>> turn = chat.handle(new IncomingMessage(c, "api", text));
-        ObjectNode view = json.createObjectNode().put("conversation", c.key());
+        ObjectNode view = json.createObjectNode().put("conversation", c.key())
+                .put("messages", "/api/v1/conversations/" + c.id() + "/messages");
         if (wait.isEmpty()) {
             send(res, Status.ACCEPTED_202, view.put("done", false));
             return;

@@ -106,6 +106,7 @@ final class Brain implements AutoCloseable {
                     PluginLayers.failOnError(config)).build())) {
                 chat.add(channel);
             }
+            chat.start();
             WebServer server = server(settings, routing, router, metrics, codec, console, chat, json);
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"

@@ -138,17 +138,24 @@ public final class ChatMain {
     }
 
     /** Prints the brain's messages; task lists are for the web console and are skipped. */
-    private record Printer(PrintStream out, CompletableFuture<Void> closed) implements WebSocket.Listener {
-        private static final StringBuilder PARTIAL = new StringBuilder();
+    private static final class Printer implements WebSocket.Listener {
+        private final PrintStream out;
+        private final CompletableFuture<Void> closed;
+        private final StringBuilder partial = new StringBuilder();
         /** How much of each streamed reply is printed already. */
-        private static final java.util.Map<String, Integer> STREAMED = new java.util.HashMap<>();
+        private final java.util.Map<String, Integer> streamed = new java.util.HashMap<>();
+
+        Printer(PrintStream out, CompletableFuture<Void> closed) {
+            this.out = out;
+            this.closed = closed;
+        }
 
         @Override
         public CompletionStage<?> onText(WebSocket ws, CharSequence data, boolean last) {
-            PARTIAL.append(data);
+            partial.append(data);
             if (last) {
                 try {
-                    JsonNode m = JSON.readTree(PARTIAL.toString());
+                    JsonNode m = JSON.readTree(partial.toString());
                     if ("message".equals(m.path("type").asText())) {
                         if ("streamed".equals(m.path("kind").asText())) {
                             stream(m);
@@ -159,7 +166,7 @@ public final class ChatMain {
                 } catch (IOException e) {
                     out.println("(unreadable message from the brain: " + e.getMessage() + ")");
                 }
-                PARTIAL.setLength(0);
+                partial.setLength(0);
             }
             ws.request(1);
             return null;
@@ -167,16 +174,16 @@ public final class ChatMain {
 
         /** A streamed reply is printed as it grows, on one line that ends when the reply does. */
         private void stream(JsonNode m) {
+            String id = m.path("replyId").asText();
             String text = m.path("text").asText();
-            int printed = STREAMED.getOrDefault(m.path("replyId").asText(), 0);
-            if (text.length() > printed) {
-                out.print(text.substring(printed));
-            }
+            int printed = streamed.getOrDefault(id, 0);
             if (m.path("done").asBoolean()) {
-                STREAMED.remove(m.path("replyId").asText());
-                out.println();
+                // The last message has the whole text: print what the parts did not.
+                out.println(text.length() > printed ? text.substring(printed) : "");
+                streamed.remove(id);
             } else {
-                STREAMED.put(m.path("replyId").asText(), text.length());
+                out.print(text);
+                streamed.put(id, printed + text.length());
             }
             out.flush();
         }

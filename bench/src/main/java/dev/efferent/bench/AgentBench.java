@@ -125,7 +125,6 @@ final class AgentBench {
             BenchMain.figure("agent.dispatch.p50", Stats.micros(med[4]));
             BenchMain.figure("agent.dispatch.p99", Stats.micros(med[5]));
             BenchMain.figure("agent.overhead.p50", Stats.micros(med[2] - med[4]));
-            BenchMain.figure("agent.overhead.p99", Stats.micros(med[3] - med[5]));
             BenchMain.figure("agent.overhead.ratio", String.format(Locale.ROOT, "%.1f×",
                     (double) (med[2] - med[4]) / med[4]));
             BenchMain.figure("agent.first-piece.brain.p50", Stats.micros(med[6]));

@@ -55,6 +55,8 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final Assistant assistant;
     private final ConversationStore store;
     private final Router router;
+    private final AssistantHost host;
+    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
 
     /**
      * A chat service.
@@ -89,7 +91,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         this.clock = clock;
         this.router = router;
         router.addListener(this);
-        assistant.start(new AssistantHost() {
+        this.host = new AssistantHost() {
             @Override
             public Replies replies(Conversation conversation) {
                 return ChatService.this.replies(conversation, null);
@@ -107,7 +109,17 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                     }
                 });
             }
-        });
+        };
+    }
+
+    /**
+     * Starts the assistant, which may at once resume work it set aside (a parked turn): call it once the channels
+     * are added, so that what it says reaches them. The first message starts it too.
+     */
+    public void start() {
+        if (started.compareAndSet(false, true)) {
+            assistant.start(host);
+        }
     }
 
     /** Adds a channel and starts it. */
@@ -128,48 +140,67 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
      * @return what was said in reply, in order, once all of it has gone out
      */
     public CompletableFuture<List<ConversationEntry>> handle(IncomingMessage message) {
+        start();
         Conversation c = message.conversation();
         CompletableFuture<List<ConversationEntry>> done = new CompletableFuture<>();
         List<ConversationEntry> said = new java.util.concurrent.CopyOnWriteArrayList<>();
         // In the conversation's lane: a fast task's checkpoint cannot overtake the reply that announced it.
         lanes.post(c.key(), () -> {
-            LOG.log(Level.DEBUG, "{0} ({1}): {2}", c.key(), message.sender(), message.text());
-            if (message.text().isBlank()) {
-                done.complete(List.of());
-                return;
-            }
-            if (!CommandHandler.isCommand(message.text())) {
-                keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(),
-                        clock.instant()));
-                turns.post(c.key(), () -> {
-                    try {
-                        assistant.onMessage(message, replies(c, said));
-                    } catch (RuntimeException e) {
-                        LOG.log(Level.WARNING, "The assistant failed in " + c.key() + ": " + message.text(), e);
-                        lanes.post(c.key(), () -> said.add(send(c, new OutgoingMessage.Text("That failed inside the "
-                                + "brain: " + e.getMessage()))));
-                    } finally {
-                        // After what the turn sent, which is ahead of it in the lane.
-                        lanes.post(c.key(), () -> done.complete(List.copyOf(said)));
-                    }
-                });
-                return;
-            }
-            Instant at = clock.instant();
-            List<String> started = new java.util.ArrayList<>(1);
-            List<OutgoingMessage> replies;
             try {
-                replies = commands.handle(message, started::add);
+                handleInLane(message, c, said, done);
             } catch (RuntimeException e) {
-                LOG.log(Level.WARNING, "Handling a message failed in " + c.key() + ": " + message.text(), e);
-                replies = List.of(new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
+                done.completeExceptionally(e);
+                throw e;
             }
-            // Kept with the task it started, before the replies: a reload shows them in order.
-            keep(new ConversationEntry(c.key(), true, "text", message.text(), true, started.stream().findFirst(), at));
-            replies.forEach(r -> said.add(send(c, r)));
-            done.complete(List.copyOf(said));
         });
         return done;
+    }
+
+    private void handleInLane(IncomingMessage message, Conversation c, List<ConversationEntry> said,
+                              CompletableFuture<List<ConversationEntry>> done) {
+        LOG.log(Level.DEBUG, "{0} ({1}): {2}", c.key(), message.sender(), message.text());
+        if (message.text().isBlank()) {
+            done.complete(List.of());
+            return;
+        }
+        if (!CommandHandler.isCommand(message.text())) {
+            keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(),
+                    clock.instant()));
+            turns.post(c.key(), () -> {
+                try {
+                    assistant.onMessage(message, replies(c, said));
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, "The assistant failed in " + c.key() + ": " + message.text(), e);
+                    lanes.post(c.key(), () -> sendKept(c, new OutgoingMessage.Text("That failed inside the brain: "
+                            + e.getMessage()), said));
+                } finally {
+                    // After what the turn sent, which is ahead of it in the lane.
+                    lanes.post(c.key(), () -> done.complete(List.copyOf(said)));
+                }
+            });
+            return;
+        }
+        Instant at = clock.instant();
+        List<String> started = new java.util.ArrayList<>(1);
+        List<OutgoingMessage> replies;
+        try {
+            replies = commands.handle(message, started::add);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Handling a message failed in " + c.key() + ": " + message.text(), e);
+            replies = List.of(new OutgoingMessage.Text("That failed inside the brain: " + e.getMessage()));
+        }
+        // Kept with the task it started, before the replies: a reload shows them in order.
+        keep(new ConversationEntry(c.key(), true, "text", message.text(), true, started.stream().findFirst(), at));
+        replies.forEach(r -> sendKept(c, r, said));
+        done.complete(List.copyOf(said));
+    }
+
+    /** Sends {@code message}, adding what was kept of it to {@code said}. */
+    private void sendKept(Conversation c, OutgoingMessage message, List<ConversationEntry> said) {
+        ConversationEntry entry = send(c, message);
+        if (said != null && entry != null) {
+            said.add(entry);
+        }
     }
 
     /** The way back to {@code c} for the assistant: what it sends joins the conversation's lane. */
@@ -180,12 +211,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
             @Override
             public void send(OutgoingMessage message) {
-                lanes.post(c.key(), () -> {
-                    ConversationEntry entry = ChatService.this.send(c, message);
-                    if (said != null && entry != null) {
-                        said.add(entry);
-                    }
-                });
+                lanes.post(c.key(), () -> sendKept(c, message, said));
             }
 
             @Override

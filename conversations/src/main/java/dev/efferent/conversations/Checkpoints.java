@@ -88,16 +88,7 @@ final class Checkpoints {
 
     /** A completed task's result. */
     static ToolResult resultOf(Task task) {
-        return task.result().map(r -> {
-            try {
-                return ToolResultJson.fromJson(CommandHandler.JSON.readTree(r));
-            } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
-                // Stored by the router from a checked task:result, so this is a bug; show the text as it is.
-                LOG.log(System.Logger.Level.WARNING, "Task {0}: its stored result is not a tool result ({1}); "
-                        + "shown as text", task.id(), e.getMessage());
-                return ToolResult.text(r);
-            }
-        }).orElse(ToolResult.text(""));
+        return task.result().map(ToolResultJson::stored).orElse(ToolResult.text(""));
     }
 
     static String human(Duration d) {

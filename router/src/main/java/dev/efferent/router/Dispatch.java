@@ -148,7 +148,8 @@ final class Dispatch {
     QueueEvents queueEvents(java.util.function.Consumer<Runnable> post) {
         java.util.concurrent.atomic.AtomicBoolean pumpPending = new java.util.concurrent.atomic.AtomicBoolean();
         return new QueueEvents() {
-                    public void workAvailable() {
+            @Override
+            public void workAvailable() {
                 // Coalesce a burst of wake-ups into one pass over the workers.
                 if (pumpPending.compareAndSet(false, true)) {
                     post.accept(() -> {
@@ -158,11 +159,13 @@ final class Dispatch {
                 }
             }
 
-                    public void taskFinished(String taskId) {
+            @Override
+            public void taskFinished(String taskId) {
                 post.accept(() -> finishedElsewhere(taskId));
             }
 
-                    public void taskCancelled(String taskId) {
+            @Override
+            public void taskCancelled(String taskId) {
                 post.accept(() -> stopOnWorker(taskId, "cancelled"));
             }
         };

@@ -1,9 +1,12 @@
 package dev.efferent.systemtests;
 
+import dev.efferent.model.scripted.ScriptedModelServer;
+import dev.efferent.model.scripted.Step;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +23,27 @@ class TerminalChatTest extends SystemFixture {
         worker("laptop", dir.resolve("laptop"), List.of(brain));
         awaitWorkerOnline(brain, "laptop", 60);
         Path home = dir.resolve("home");
+        String text = chat(brain, home, "/workers\n/shell echo hello from the terminal\n");
+        assertTrue(text.startsWith("Connected to http://127.0.0.1:" + brain.port()), text);
+        assertTrue(text.contains("● laptop  online"), text);
+        assertTrue(text.contains("Running run_shell on laptop ("), text);
+        assertTrue(text.contains("[✅ Complete] run_shell (") && text.contains("hello from the terminal"), text);
+        assertTrue(Files.readString(home.resolve(".efferent/chat-conversation")).startsWith("terminal-"));
+    }
+
+    @Test
+    void theAssistantsAnswerStreamsOntoOneLine() throws Exception {
+        try (ScriptedModelServer model = ScriptedModelServer.start()) {
+            model.then(Step.Reply.text("Hello from the model, written as it thinks.").slowly(Duration.ofMillis(30)));
+            Launched brain = brain("brain", Map.of("EFFERENT_MODEL_BASE__URL", model.openAiBaseUrl(),
+                    "EFFERENT_MODEL_NAME", "scripted"));
+            List<String> lines = chat(brain, dir.resolve("home"), "hello there\n").lines().toList();
+            assertTrue(lines.contains("Hello from the model, written as it thinks."), lines.toString());
+        }
+    }
+
+    /** Runs {@code bin/efferent chat} against {@code brain} with {@code input} on standard input; its output. */
+    private String chat(Launched brain, Path home, String input) throws Exception {
         Files.createDirectories(home);
         Path out = dir.resolve("chat.out");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
@@ -29,16 +53,12 @@ class TerminalChatTest extends SystemFixture {
                 .redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().put("EFFERENT_API_TOKEN", TOKEN);
         Process chat = pb.start();
-        chat.getOutputStream().write("/workers\n/shell echo hello from the terminal\n".getBytes());
+        chat.getOutputStream().write(input.getBytes());
         chat.getOutputStream().close();
         assertTrue(chat.waitFor(60, TimeUnit.SECONDS), "chat did not finish");
         String text = Files.readString(out);
         assertEquals(0, chat.exitValue(), text);
-        assertTrue(text.startsWith("Connected to http://127.0.0.1:" + brain.port()), text);
-        assertTrue(text.contains("● laptop  online"), text);
-        assertTrue(text.contains("Running run_shell on laptop ("), text);
-        assertTrue(text.contains("[✅ Complete] run_shell (") && text.contains("hello from the terminal"), text);
-        assertTrue(Files.readString(home.resolve(".efferent/chat-conversation")).startsWith("terminal-"));
+        return text;
     }
 
     @Test

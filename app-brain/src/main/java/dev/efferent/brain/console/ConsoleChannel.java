@@ -111,7 +111,9 @@ public final class ConsoleChannel implements Channel, RouterListener {
             case OutgoingMessage.Progress p -> m.put("kind", "progress").put("taskId", p.taskId()).put("percent", p.percent());
             case OutgoingMessage.Result r -> m.put("kind", "result").put("taskId", r.taskId()).put("ok", r.ok());
             case OutgoingMessage.Image i -> m.put("kind", "image").put("mimeType", i.mimeType()).put("data", i.data());
-            case OutgoingMessage.Streamed s -> m.put("kind", "streamed").put("replyId", s.replyId()).put("done", s.done());
+            // While it grows, only the new part travels: a long reply sent whole each time would be quadratic.
+            case OutgoingMessage.Streamed s -> m.put("kind", "streamed").put("replyId", s.replyId()).put("done", s.done())
+                    .put("text", s.done() ? s.text() : s.appended());
             case OutgoingMessage.Prompt p -> {
                 m.put("kind", "prompt").put("promptId", p.promptId()).put("question", p.question());
                 var choices = m.putArray("choices");

@@ -40,6 +40,24 @@ public final class ToolResultJson {
     /** Reads a result back; unknown content types are kept as their JSON text. */
     @SuppressWarnings("unchecked")
     public static ToolResult fromJson(JsonNode json) {
+        return read(json);
+    }
+
+    /**
+     * A result as the router stored it (JSON text of a {@code CallToolResult}); text that is not one, which would be a
+     * bug, is logged and taken as the text it is.
+     */
+    public static ToolResult stored(String json) {
+        try {
+            return read(MAPPER.readTree(json));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+            System.getLogger(ToolResultJson.class.getName()).log(System.Logger.Level.WARNING,
+                    "A stored result is not a tool result ({0}); taken as text", e.getMessage());
+            return ToolResult.text(json);
+        }
+    }
+
+    private static ToolResult read(JsonNode json) {
         List<Content> content = new ArrayList<>();
         for (JsonNode c : json.path("content")) {
             if ("image".equals(c.path("type").asText())) {

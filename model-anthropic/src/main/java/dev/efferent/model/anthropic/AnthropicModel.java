@@ -63,6 +63,9 @@ final class AnthropicModel implements Model {
         // Roles alternate: tool results, and a person's text after them, join one user message.
         ObjectNode current = null;
         for (ModelMessage m : request.messages()) {
+            if (m instanceof ModelMessage.Assistant a && a.text().isEmpty() && a.toolCalls().isEmpty()) {
+                continue; // The API refuses an empty message; an answer that said nothing adds nothing.
+            }
             String role = m instanceof ModelMessage.Assistant ? "assistant" : "user";
             if (current == null || !current.path("role").asText().equals(role)) {
                 current = messages.addObject().put("role", role);
@@ -156,6 +159,7 @@ final class AnthropicModel implements Model {
                     if ("tool_use".equals(block.path("type").asText())) {
                         calls.put(e.path("index").asInt(), new String[]{block.path("id").asText(""),
                                 block.path("name").asText(""), ""});
+                        http.checkSize("", calls.size());
                     }
                 }
                 case "content_block_delta" -> {
@@ -164,6 +168,7 @@ final class AnthropicModel implements Model {
                         case "text_delta" -> {
                             String piece = delta.path("text").asText("");
                             text.append(piece);
+                            http.checkSize(text, calls.size());
                             if (!piece.isEmpty()) {
                                 listener.text(piece);
                             }
@@ -172,6 +177,7 @@ final class AnthropicModel implements Model {
                             String[] call = calls.get(e.path("index").asInt());
                             if (call != null) {
                                 call[2] += delta.path("partial_json").asText("");
+                                http.checkSize(call[2], calls.size());
                             }
                         }
                         default -> {

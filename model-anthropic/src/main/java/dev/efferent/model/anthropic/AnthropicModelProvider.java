@@ -4,6 +4,7 @@ import dev.efferent.model.http.ModelSettings;
 import dev.efferent.model.spi.Model;
 import dev.efferent.model.spi.ModelProvider;
 import dev.efferent.plugin.Settings;
+import dev.efferent.plugin.SettingsException;
 
 import java.util.Optional;
 
@@ -23,7 +24,11 @@ public final class AnthropicModelProvider implements ModelProvider {
 
     @Override
     public Model open(Settings settings) {
-        return new AnthropicModel(ModelSettings.from(settings, name(), DEFAULT_BASE_URL, Optional.empty(),
-                "ANTHROPIC_API_KEY"));
+        ModelSettings read = ModelSettings.from(settings, name(), DEFAULT_BASE_URL, Optional.empty(), "ANTHROPIC_API_KEY");
+        if (read.temperature().filter(t -> t > 1).isPresent()) {
+            throw new SettingsException("setting " + settings.describe("temperature") + " must be from 0 to 1 for "
+                    + "Anthropic's models, got " + read.temperature().get());
+        }
+        return new AnthropicModel(read);
     }
 }

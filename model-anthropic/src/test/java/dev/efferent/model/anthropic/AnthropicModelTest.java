@@ -82,6 +82,24 @@ class AnthropicModelTest {
     }
 
     @Test
+    void anAnswerThatSaidNothingIsLeftOutOfTheHistory() {
+        server.then(Step.Reply.text("ok"));
+        model(Map.of()).complete(new ModelRequest("", List.of(new ModelMessage.User("hi"),
+                new ModelMessage.Assistant("", List.of()), new ModelMessage.User("hello?")), List.of()), d -> {
+        });
+        JsonNode messages = server.received().getFirst().body().path("messages");
+        assertEquals(1, messages.size(), "the two user messages join, the empty answer is dropped: " + messages);
+        assertEquals(2, messages.get(0).path("content").size());
+    }
+
+    @Test
+    void aTemperatureAboveOneIsRefused() {
+        dev.efferent.plugin.SettingsException e = assertThrows(dev.efferent.plugin.SettingsException.class,
+                () -> model(Map.of("temperature", "1.5")));
+        assertEquals("setting 'temperature' must be from 0 to 1 for Anthropic's models, got 1.5", e.getMessage());
+    }
+
+    @Test
     void streamsText() {
         server.then(Step.Reply.text("Hello there, friend."));
         List<String> pieces = new CopyOnWriteArrayList<>();

@@ -35,6 +35,10 @@ public final class ModelHttp {
     /** A server asking to wait longer than this is not waited for: the call fails and says when to try. */
     private static final Duration LONGEST_WAIT = Duration.ofMinutes(1);
     private static final int QUOTED_CHARS = 300;
+    /** The longest answer, or tool call arguments, accepted. */
+    static final int MAX_ANSWER_CHARS = 1_000_000;
+    /** The most tool calls accepted in one answer. */
+    static final int MAX_CALLS = 128;
 
     private final ModelSettings settings;
     private final String keyHint;
@@ -122,6 +126,22 @@ public final class ModelHttp {
     /** The server, for messages: {@code openai at http://127.0.0.1:11434/v1}. */
     public String where() {
         return settings.provider() + " at " + settings.baseUrl();
+    }
+
+    /**
+     * Refuses an answer that grows past what any real one needs: a server that streams without end must not use
+     * up the brain's memory.
+     *
+     * @param grown the answer's text, or one call's arguments, so far
+     * @param calls the tool calls so far
+     */
+    public void checkSize(CharSequence grown, int calls) {
+        if (grown.length() > MAX_ANSWER_CHARS) {
+            throw malformed("an answer (or a tool call's arguments) longer than " + MAX_ANSWER_CHARS + " characters");
+        }
+        if (calls > MAX_CALLS) {
+            throw malformed("more than " + MAX_CALLS + " tool calls in one answer");
+        }
     }
 
     /** A malformed answer, in words. */

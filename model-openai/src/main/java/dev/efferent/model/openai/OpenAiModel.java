@@ -30,9 +30,11 @@ final class OpenAiModel implements Model {
     private final ObjectMapper json = new ObjectMapper();
     private final ModelSettings settings;
     private final ModelHttp http;
+    private final boolean openAi;
 
     OpenAiModel(ModelSettings settings) {
         this.settings = settings;
+        this.openAi = "api.openai.com".equals(settings.baseUrl().getHost());
         this.http = new ModelHttp(settings, "model.api-key (EFFERENT_MODEL_API__KEY) or OPENAI_API_KEY", json);
     }
 
@@ -51,7 +53,9 @@ final class OpenAiModel implements Model {
     }
 
     ObjectNode body(ModelRequest request) {
-        ObjectNode b = json.createObjectNode().put("model", settings.name()).put("max_tokens", settings.maxTokens());
+        // OpenAI's own API takes max_completion_tokens (its newer models refuse max_tokens); other servers max_tokens.
+        ObjectNode b = json.createObjectNode().put("model", settings.name())
+                .put(openAi ? "max_completion_tokens" : "max_tokens", settings.maxTokens());
         settings.temperature().ifPresent(t -> b.put("temperature", t));
         ArrayNode messages = b.putArray("messages");
         if (!request.system().isEmpty()) {
@@ -152,20 +156,24 @@ final class OpenAiModel implements Model {
             String content = delta.path("content").asText("");
             if (!content.isEmpty()) {
                 text.append(content);
+                http.checkSize(text, calls.size());
                 listener.text(content);
             }
             for (JsonNode c : delta.path("tool_calls")) {
                 int index = c.path("index").asInt(calls.size());
                 String[] call = calls.computeIfAbsent(index, i -> new String[]{"", "", ""});
+                http.checkSize("", calls.size());
                 if (c.path("id").isTextual()) {
                     call[0] = c.path("id").asText();
                 }
                 JsonNode f = c.path("function");
-                if (f.path("name").isTextual()) {
-                    call[1] += f.path("name").asText();
+                // The name comes whole, in the call's first fragment; some servers repeat it in every one.
+                if (f.path("name").isTextual() && call[1].isEmpty()) {
+                    call[1] = f.path("name").asText();
                 }
                 if (f.path("arguments").isTextual()) {
                     call[2] += f.path("arguments").asText();
+                    http.checkSize(call[2], calls.size());
                 }
             }
             if (choice.path("finish_reason").isTextual()) {

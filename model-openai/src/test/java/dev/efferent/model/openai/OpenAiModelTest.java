@@ -218,6 +218,22 @@ class OpenAiModelTest {
     }
 
     @Test
+    void aServerThatStreamsWithoutEndIsCutOff() {
+        server.then(Step.Reply.text("x".repeat(1_100_000)).inPiecesOf(10_000));
+        ModelException e = assertThrows(ModelException.class, () -> model(Map.of()).complete(ASK, d -> {
+        }));
+        assertEquals(ModelException.Kind.MALFORMED, e.kind());
+        assertTrue(e.getMessage().contains("longer than 1000000 characters"), e.getMessage());
+    }
+
+    @Test
+    void aNameRepeatedInEveryFragmentIsTakenOnce() {
+        server.then(Step.Reply.calls(List.of(new Step.Call("c1", "read_file", "{\"path\":\"a\"}"))));
+        assertEquals("read_file", model(Map.of()).complete(ASK, d -> {
+        }).toolCalls().getFirst().name());
+    }
+
+    @Test
     void badSettingsAreNamed() {
         SettingsException noName = assertThrows(SettingsException.class,
                 () -> new OpenAiModelProvider().open(settings(Map.of())));

@@ -33,7 +33,6 @@ import java.util.function.Function;
  */
 public final class ScriptedModelServer implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final int PIECE = 4;
 
     private final HttpServer server;
     private final BlockingQueue<Function<Received, Step>> script = new LinkedBlockingQueue<>();
@@ -181,7 +180,7 @@ public final class ScriptedModelServer implements AutoCloseable {
     private static void openAiStream(Step.Reply reply, OutputStream out) throws IOException {
         event(out, null, JSON.createObjectNode().set("choices", JSON.createArrayNode().add(
                 JSON.createObjectNode().put("index", 0).set("delta", JSON.createObjectNode().put("role", "assistant")))));
-        for (String piece : pieces(reply.text())) {
+        for (String piece : pieces(reply.text(), reply.pieceChars())) {
             sleep(reply.pieceDelay());
             ObjectNode chunk = JSON.createObjectNode();
             chunk.putArray("choices").addObject().put("index", 0).putObject("delta").put("content", piece);
@@ -240,7 +239,7 @@ public final class ScriptedModelServer implements AutoCloseable {
             ObjectNode blockStart = JSON.createObjectNode().put("type", "content_block_start").put("index", index);
             blockStart.putObject("content_block").put("type", "text").put("text", "");
             event(out, "content_block_start", blockStart);
-            for (String piece : pieces(reply.text())) {
+            for (String piece : pieces(reply.text(), reply.pieceChars())) {
                 sleep(reply.pieceDelay());
                 ObjectNode delta = JSON.createObjectNode().put("type", "content_block_delta").put("index", index);
                 delta.putObject("delta").put("type", "text_delta").put("text", piece);
@@ -278,10 +277,10 @@ public final class ScriptedModelServer implements AutoCloseable {
         }
     }
 
-    private static List<String> pieces(String text) {
+    private static List<String> pieces(String text, int size) {
         List<String> pieces = new ArrayList<>();
-        for (int i = 0; i < text.length(); i += PIECE) {
-            pieces.add(text.substring(i, Math.min(text.length(), i + PIECE)));
+        for (int i = 0; i < text.length(); i += size) {
+            pieces.add(text.substring(i, Math.min(text.length(), i + size)));
         }
         return pieces;
     }

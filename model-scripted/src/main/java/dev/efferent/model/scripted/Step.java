@@ -17,24 +17,35 @@ public sealed interface Step {
      * @param text       its text; streamed in pieces of a few characters
      * @param calls      the tools it calls
      * @param pieceDelay the pause between streamed pieces
-     * @param usage      input and output tokens reported
+     * @param inputTokens  input tokens reported
+     * @param outputTokens output tokens reported
+     * @param pieceChars the characters in each streamed piece
      */
-    record Reply(String text, List<Call> calls, Duration pieceDelay, long inputTokens, long outputTokens)
-            implements Step {
+    record Reply(String text, List<Call> calls, Duration pieceDelay, long inputTokens, long outputTokens,
+                 int pieceChars) implements Step {
         /** A plain answer. */
         public static Reply text(String text) {
-            return new Reply(text, List.of(), Duration.ZERO, 10, text.length());
+            return new Reply(text, List.of(), Duration.ZERO, 10, text.length(), 4);
         }
 
         /** A call of {@code tool} with {@code arguments} (sent as written, JSON or not). */
         public static Reply call(String tool, String arguments) {
-            return new Reply("", List.of(new Call("call_" + Long.toHexString(System.nanoTime()), tool, arguments)),
-                    Duration.ZERO, 10, 5);
+            return calls(List.of(new Call("call_" + Long.toHexString(System.nanoTime()), tool, arguments)));
+        }
+
+        /** An answer that calls these tools, ids as given. */
+        public static Reply calls(List<Call> calls) {
+            return new Reply("", calls, Duration.ZERO, 10, 5, 4);
         }
 
         /** The same reply, streamed with {@code delay} between pieces. */
         public Reply slowly(Duration delay) {
-            return new Reply(text, calls, delay, inputTokens, outputTokens);
+            return new Reply(text, calls, delay, inputTokens, outputTokens, pieceChars);
+        }
+
+        /** The same reply, streamed in pieces of {@code chars} characters. */
+        public Reply inPiecesOf(int chars) {
+            return new Reply(text, calls, pieceDelay, inputTokens, outputTokens, chars);
         }
     }
 

@@ -57,7 +57,7 @@ final class PgSchema {
                 "CREATE INDEX tasks_list_idx ON %1$s.tasks (status, created_at, seq)".formatted(s),
                 "CREATE INDEX tasks_finished_idx ON %1$s.tasks (finished_at) WHERE finished_at IS NOT NULL".formatted(s),
                 "CREATE INDEX tasks_owner_idx ON %1$s.tasks (lease_owner) WHERE status = 'RUNNING'".formatted(s))),
-                new Migration(2, "task progress; records", List.of(
+                new Migration(2, "task progress; record logs", List.of(
                         "ALTER TABLE %1$s.tasks ADD COLUMN progress_percent smallint, ADD COLUMN progress_message text, "
                                 .formatted(s) + "ADD COLUMN progress_at timestamptz",
                         """
@@ -67,7 +67,8 @@ final class PgSchema {
                             data       text NOT NULL,
                             created_at timestamptz NOT NULL
                         )""".formatted(s),
-                        "CREATE INDEX record_logs_log_idx ON %1$s.record_logs (log, seq)".formatted(s),
+                        "CREATE INDEX record_logs_log_idx ON %1$s.record_logs (log, seq)".formatted(s))),
+                new Migration(3, "record values", List.of(
                         """
                         CREATE TABLE %1$s.record_values (
                             key        text PRIMARY KEY,
