@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.conversations.Assistant;
 import dev.efferent.conversations.AssistantHost;
 import dev.efferent.conversations.Replies;
@@ -65,6 +66,8 @@ public final class Agent implements Assistant, AutoCloseable {
     private final Contexts contexts;
     private final ParkedTurns parked;
     private final Toolbox toolbox;
+    private final Approvals approvals;
+    private final ObjectMapper json;
     private final SystemPrompt prompt;
     private final Map<String, Usage> usage = new ConcurrentHashMap<>();
     private final AtomicReference<Usage> total = new AtomicReference<>(Usage.NONE);
@@ -78,12 +81,14 @@ public final class Agent implements Assistant, AutoCloseable {
      *
      * @param router   runs the tool calls
      * @param model    the language model; without one, free text is answered with how to configure one
-     * @param settings limits and the system prompt
-     * @param records  where conversations' contexts and parked turns are kept: the queue's, or in memory
-     * @param clock    for parking times
+     * @param settings  limits and the system prompt
+     * @param approvals which calls run, wait for a yes or are refused
+     * @param records   where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param clock     for parking times
      */
-    public Agent(Router router, Optional<Model> model, AgentSettings settings, Records records, Clock clock) {
-        ObjectMapper json = new ObjectMapper();
+    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Records records,
+                 Clock clock) {
+        this.json = new ObjectMapper();
         Messages messages = new Messages(json);
         this.router = router;
         this.model = model;
@@ -91,7 +96,8 @@ public final class Agent implements Assistant, AutoCloseable {
         this.clock = clock;
         this.contexts = new Contexts(records, messages, json);
         this.parked = new ParkedTurns(records, messages, json);
-        this.toolbox = new Toolbox(router, json, settings.maxToolResultChars());
+        this.approvals = approvals;
+        this.toolbox = new Toolbox(router, approvals, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
     }
 
@@ -119,7 +125,11 @@ public final class Agent implements Assistant, AutoCloseable {
 
     @Override
     public List<String> help() {
-        return List.of("/stop — end the assistant's running turn and cancel its tasks",
+        return List.of("/approve <id> [once|always] — let a call that waits for your yes run",
+                "/deny <id> [reason] — refuse it",
+                "/approvals — the calls waiting for your yes",
+                "/policy — which calls run, ask or are refused",
+                "/stop — end the assistant's running turn and cancel its tasks",
                 "/new — start afresh: earlier messages are no longer sent to the model",
                 "/model — the language model in use",
                 "/usage — tokens used by this conversation and by all");
@@ -130,7 +140,12 @@ public final class Agent implements Assistant, AutoCloseable {
         String text = message.text().strip();
         String command = text.split("\\s+", 2)[0].toLowerCase(Locale.ROOT);
         String key = message.conversation().key();
+        String[] args = text.split("\\s+", 3);
         return switch (command) {
+            case "/approve" -> Optional.of(say(answer(args, key, true)));
+            case "/deny" -> Optional.of(say(answer(args, key, false)));
+            case "/approvals" -> Optional.of(say(pending(key)));
+            case "/policy" -> Optional.of(say(approvals.policy().describe()));
             case "/stop" -> Optional.of(say(stop(message.conversation())));
             case "/new" -> {
                 contexts.reset(key);
@@ -290,7 +305,8 @@ public final class Agent implements Assistant, AutoCloseable {
     private boolean callTools(Turn turn, Running r, List<ToolCall> calls, Map<String, Toolbox.Offered> catalogue) {
         Map<String, ModelMessage.ToolResult> answered = new LinkedHashMap<>();
         List<ParkedTurns.Pending> submitted = new ArrayList<>();
-        List<Submission> offline = new ArrayList<>();
+        List<ParkedTurns.Pending> waiting = new ArrayList<>();
+        List<OutgoingMessage> told = new ArrayList<>();
         for (ToolCall call : calls) {
             if (r.stopped) {
                 throw new CancellationException("the turn was stopped");
@@ -300,27 +316,40 @@ public final class Agent implements Assistant, AutoCloseable {
                 case Toolbox.Started.Answered a -> answered.put(call.id(),
                         new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
                 case Toolbox.Started.Submitted s -> {
-                    r.tasks.add(s.submission().task().id());
-                    submitted.add(new ParkedTurns.Pending(call.id(), call.name(), s.submission().task().id()));
+                    Task task = s.submission().task();
+                    r.tasks.add(task.id());
+                    ParkedTurns.Pending pending = new ParkedTurns.Pending(call.id(), call.name(), task.id());
+                    if (s.submission().outcome() == Submission.Outcome.HELD) {
+                        // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
+                        // its time ran out.
+                        approvals.asked(task, s.verdict());
+                        if (host.reachable(turn.conversation)) {
+                            told.add(prompt(task, s.verdict()));
+                        } else {
+                            approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
+                        }
+                        waiting.add(pending);
+                    } else {
+                        submitted.add(pending);
+                    }
                 }
             }
         }
-        List<ParkedTurns.Pending> waiting = new ArrayList<>();
         for (ParkedTurns.Pending p : submitted) {
             Optional<Task> done = await(p.taskId());
             if (done.isPresent()) {
                 answered.put(p.callId(), result(p, done.get()));
             } else {
                 waiting.add(p);
-                offline.add(new Submission(router.task(p.taskId()).orElseThrow(), Submission.Outcome.QUEUED_OFFLINE,
-                        Optional.empty()));
+                told.add(new OutgoingMessage.Text(Wording.of(new Submission(router.task(p.taskId()).orElseThrow(),
+                        Submission.Outcome.QUEUED_OFFLINE, Optional.empty()))));
             }
         }
         if (!waiting.isEmpty()) {
             ParkedTurns.Parked p = new ParkedTurns.Parked(turn.id, turn.key(), List.copyOf(turn.messages), answered,
                     waiting, turn.steps, clock.instant());
             parked.park(p);
-            offline.forEach(s -> turn.replies.send(new OutgoingMessage.Text(Wording.of(s))));
+            told.forEach(turn.replies::send);
             LOG.log(Level.INFO, "Turn {0} in {1} parked until task(s) {2} finish", turn.id, turn.key(),
                     waiting.stream().map(ParkedTurns.Pending::taskId).toList());
             watch(p);
@@ -330,6 +359,36 @@ public final class Agent implements Assistant, AutoCloseable {
             turn.messages.add(answered.get(call.id()));
         }
         return true;
+    }
+
+    /** The question for a held call: what will run, where, why it asks; allow once, allow always, deny. */
+    private OutgoingMessage.Prompt prompt(Task task, dev.efferent.approvals.Verdict verdict) {
+        String where = task.targetWorker().flatMap(id -> router.workers().stream().filter(w -> w.id().equals(id))
+                .findFirst().map(WorkerInfo::name)).map(n -> " on " + n).orElse("");
+        String id = task.id();
+        return new OutgoingMessage.Prompt(id, "Allow " + task.tool() + where + "? " + shown(task) + "\nIt asks "
+                + "because: " + verdict.why() + ". No answer in " + DurationText.of(approvals.timeout())
+                + " means no (task " + id + ").", List.of(
+                new OutgoingMessage.Prompt.Choice("Allow once", "/approve " + id + " once"),
+                new OutgoingMessage.Prompt.Choice("Allow always", "/approve " + id + " always"),
+                new OutgoingMessage.Prompt.Choice("Deny", "/deny " + id)));
+    }
+
+    /** What will run, as a person reads it: the command or path, else the arguments. */
+    private String shown(Task task) {
+        String params = task.params();
+        try {
+            var args = json.readTree(params);
+            if (args.path("command").isTextual()) {
+                return "Command: " + args.path("command").asText();
+            }
+            if (args.path("path").isTextual()) {
+                return "Path: " + args.path("path").asText();
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            // Shown as stored.
+        }
+        return "Arguments: " + (params.length() > 500 ? params.substring(0, 500) + "…" : params);
     }
 
     private ModelMessage.ToolResult result(ParkedTurns.Pending p, Task task) {
@@ -416,6 +475,39 @@ public final class Agent implements Assistant, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not check the parked turns; trying again later", e);
         }
+    }
+
+    /** {@code /approve <id> [once|always]} or {@code /deny <id> [reason]}, from conversation {@code key}. */
+    private String answer(String[] args, String key, boolean allow) {
+        if (args.length < 2) {
+            return allow ? "Usage: /approve <id> [once|always] (give the task id the question named; /approvals "
+                    + "lists them)" : "Usage: /deny <id> [reason] (give the task id the question named; /approvals "
+                    + "lists them)";
+        }
+        String rest = args.length > 2 ? args[2].strip() : "";
+        try {
+            if (allow) {
+                if (!rest.isEmpty() && !rest.equals("once") && !rest.equals("always")) {
+                    return "Usage: /approve <id> [once|always]: '" + rest + "' is neither once nor always.";
+                }
+                return approvals.approve(args[1], key, rest.equals("always"), Optional.of(key));
+            }
+            return approvals.deny(args[1], key, rest, Optional.of(key));
+        } catch (RouterException e) {
+            return e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".";
+        }
+    }
+
+    private String pending(String key) {
+        List<Task> waiting = approvals.pending(Optional.of(key));
+        if (waiting.isEmpty()) {
+            return "No call is waiting for your approval.";
+        }
+        StringBuilder s = new StringBuilder("Waiting for your approval:");
+        for (Task t : waiting) {
+            s.append("\n").append(t.id()).append("  ").append(t.tool()).append("  ").append(shown(t));
+        }
+        return s.append("\nAnswer with /approve <id> [once|always] or /deny <id> [reason].").toString();
     }
 
     private String stop(Conversation c) {

@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.approvals.Approvals;
+import dev.efferent.approvals.Call;
+import dev.efferent.approvals.Decision;
+import dev.efferent.approvals.Verdict;
 import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.model.spi.ModelTool;
@@ -17,6 +21,7 @@ import dev.efferent.router.ToolInfo;
 import dev.efferent.router.WorkerInfo;
 import dev.efferent.tools.spi.Content;
 import dev.efferent.tools.spi.Placement;
+import dev.efferent.tools.spi.ToolHints;
 import dev.efferent.tools.spi.ToolResult;
 
 import java.util.ArrayList;
@@ -35,14 +40,16 @@ final class Toolbox {
     static final String WORKER = "worker";
 
     private final Router router;
+    private final Approvals approvals;
     private final ObjectMapper json;
     private final int maxResultChars;
     /** Compiled schemas by descriptor; a descriptor that changes (a new version of the tool) compiles anew. */
     private final Map<dev.efferent.protocol.ToolDescriptor, Optional<ParamsSchema>> schemas =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
-    Toolbox(Router router, ObjectMapper json, int maxResultChars) {
+    Toolbox(Router router, Approvals approvals, ObjectMapper json, int maxResultChars) {
         this.router = router;
+        this.approvals = approvals;
         this.json = json;
         this.maxResultChars = maxResultChars;
     }
@@ -80,7 +87,7 @@ final class Toolbox {
         record Answered(String content) implements Started {
         }
 
-        record Submitted(Submission submission) implements Started {
+        record Submitted(Submission submission, Verdict verdict) implements Started {
         }
     }
 
@@ -117,19 +124,39 @@ final class Toolbox {
             return new Started.Answered("The arguments do not match the schema of " + call.name() + ": "
                     + String.join("; ", problems) + ".");
         }
+        Optional<String> machine = worker.or(() -> activeMachine(conversation));
+        Verdict verdict = approvals.decide(new Call(call.name(), hints(offered), params, machine));
+        if (verdict.decision() == Decision.DENY) {
+            return new Started.Answered("Refused by the approval policy (" + verdict.why() + "); do not try "
+                    + "another way around it.");
+        }
         TaskRequest request = TaskRequest.of(call.name(), params).from(conversation)
                 .withIdempotencyKey(dev.efferent.conversations.Assistant.TASK_KEY_PREFIX + callKey);
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
         }
+        if (verdict.decision() == Decision.ASK) {
+            request = request.heldForApproval();
+        }
         try {
-            return new Started.Submitted(router.submit(request));
+            return new Started.Submitted(router.submit(request), verdict);
         } catch (RouterException e) {
             if (e.kind() == RouterException.Kind.BAD_REQUEST) {
                 return new Started.Answered("The call was refused: " + e.getMessage() + ".");
             }
             throw e;
         }
+    }
+
+    private static ToolHints hints(Offered offered) {
+        var d = offered.info().descriptor();
+        return new ToolHints(d.readOnly(), d.destructive(), d.idempotent(), d.openWorld());
+    }
+
+    /** The name of the machine the conversation made active, if any. */
+    private Optional<String> activeMachine(String conversation) {
+        return router.activeWorker(conversation).flatMap(id -> router.workers().stream()
+                .filter(w -> w.id().equals(id) || w.name().equals(id)).findFirst().map(WorkerInfo::name));
     }
 
     /** The tool's schema, compiled once per descriptor; empty if it cannot be (the worker's check still applies). */
@@ -149,7 +176,7 @@ final class Toolbox {
     String content(Task task) {
         return switch (task.status()) {
             case COMPLETED -> cut(text(task), task.id());
-            case CANCELLED -> "The task was cancelled: " + task.error().orElse("no reason given") + ".";
+            case CANCELLED -> "Not run: " + task.error().orElse("cancelled") + ".";
             default -> "The task failed: " + task.error().orElse("no reason given") + ".";
         };
     }

@@ -1,6 +1,8 @@
 package dev.efferent.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.conversations.ChatService;
@@ -47,6 +49,9 @@ class AgentTest {
     private TaskQueue queue;
     private Router router;
     private Agent agent;
+    private Approvals approvals;
+    /** Most tests are not about approvals: their shell commands run without asking. */
+    private Map<String, String> approvalSettings = Map.of("rules", "allow run_shell");
     private ChatService chat;
 
     @BeforeEach
@@ -73,8 +78,11 @@ class AgentTest {
         Map<String, String> m = new HashMap<>(Map.of("base-url", baseUrl, "name", "scripted",
                 "retry-backoff", "50ms"));
         m.putAll(modelSettings);
+        Records records = Records.inMemory();
+        approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
+                records, Clock.systemUTC());
         agent = new Agent(router, Optional.of(provider.open(key -> Optional.ofNullable(m.get(key)))),
-                AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), Records.inMemory(),
+                AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
         chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
     }
@@ -84,6 +92,7 @@ class AgentTest {
         if (chat != null) {
             chat.close();
             agent.close();
+            approvals.close();
             router.close();
             queue.close();
         }
@@ -174,6 +183,22 @@ class AgentTest {
         assertFalse(hostile.contains("\n") || hostile.contains("#") || hostile.contains("~"), hostile);
         assertTrue(hostile.length() <= 40, hostile);
         assertEquals("linux/amd64", SystemPrompt.plain("linux/amd64"));
+    }
+
+    @Test
+    void aConfiguredSystemPromptReplacesTheBuiltInOneAndTheMachinesAreStillListed() throws Exception {
+        Path prompt = root.resolve("prompt.txt");
+        Files.writeString(prompt, "You are a terse butler.");
+        startBrain(Map.of(), Map.of("system-prompt-file", prompt.toString()));
+        model.then(Step.Reply.text("Indeed."));
+        say("hello");
+        String system = model.received().getFirst().body().path("messages").get(0).path("content").asText();
+        assertTrue(system.startsWith("You are a terse butler."), system);
+        assertFalse(system.contains("You are Efferent"), system);
+        assertTrue(system.contains("The machines:\n- brain ("), system);
+        dev.efferent.plugin.SettingsException both = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.efferent.plugin.SettingsException.class, () -> AgentSettings.from(key -> Optional.of("x")));
+        assertTrue(both.getMessage().contains("not both"), both.getMessage());
     }
 
     @Test
@@ -319,7 +344,9 @@ class AgentTest {
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Records.inMemory(),
+                Clock.systemUTC());
         chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         String said = last(say("hello"));
         assertTrue(said.contains("EFFERENT_MODEL_BASE__URL=http://127.0.0.1:11434/v1"), said);

@@ -1,6 +1,7 @@
 package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.conversations.ChatService;
 import dev.efferent.router.Router;
 import io.helidon.webserver.http.HttpRouting;
@@ -9,18 +10,20 @@ import io.helidon.webserver.http.HttpRouting;
 final class ApiFeature implements BrainFeature {
     private final Router router;
     private final ChatService chat;
+    private final Approvals approvals;
     private final BearerToken apiToken;
     private final ObjectMapper json;
 
-    ApiFeature(Router router, ChatService chat, BearerToken apiToken, ObjectMapper json) {
+    ApiFeature(Router router, ChatService chat, Approvals approvals, BearerToken apiToken, ObjectMapper json) {
         this.router = router;
         this.chat = chat;
+        this.approvals = approvals;
         this.apiToken = apiToken;
         this.json = json;
     }
 
     @Override
     public void http(HttpRouting.Builder routing) {
-        routing.register("/api/v1", new ApiService(router, chat, apiToken, json));
+        routing.register("/api/v1", new ApiService(router, chat, approvals, apiToken, json));
     }
 }

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.conversations.ChatService;
@@ -63,10 +64,12 @@ final class ApiService implements HttpService {
     private final ObjectMapper json;
     private final Views views;
     private final ChatService chat;
+    private final Approvals approvals;
 
-    ApiService(Router router, ChatService chat, BearerToken token, ObjectMapper json) {
+    ApiService(Router router, ChatService chat, Approvals approvals, BearerToken token, ObjectMapper json) {
         this.router = router;
         this.chat = chat;
+        this.approvals = approvals;
         this.token = token;
         this.json = json;
         this.views = new Views(json);
@@ -79,6 +82,9 @@ final class ApiService implements HttpService {
                 .get("/tasks", guarded(this::list))
                 .get("/tasks/{id}", guarded(this::get))
                 .post("/tasks/{id}/cancel", guarded(this::cancel))
+                .post("/tasks/{id}/approve", guarded(this::approve))
+                .post("/tasks/{id}/deny", guarded(this::deny))
+                .get("/policy", guarded(this::policy))
                 .get("/workers", guarded(this::workers))
                 .get("/tools", guarded(this::tools))
                 .get("/conversations", guarded(this::conversations))
@@ -249,6 +255,61 @@ final class ApiService implements HttpService {
         }
     }
 
+    /** {@code POST /tasks/{id}/approve}, optional body {@code {"always": true}}. */
+    private void approve(ServerRequest req, ServerResponse res) {
+        answer(req, res, true);
+    }
+
+    /** {@code POST /tasks/{id}/deny}, optional body {@code {"reason": "…"}}. */
+    private void deny(ServerRequest req, ServerResponse res) {
+        answer(req, res, false);
+    }
+
+    private void answer(ServerRequest req, ServerResponse res, boolean allow) {
+        String id = req.path().pathParameters().get("id");
+        boolean always;
+        String reason;
+        try {
+            ObjectNode body = body(req);
+            Set<String> known = allow ? Set.of("always") : Set.of("reason");
+            for (Iterator<String> names = body.fieldNames(); names.hasNext(); ) {
+                String name = names.next();
+                if (!known.contains(name)) {
+                    throw new BadRequest("unknown field '" + name + "'; " + (allow ? "approve takes {\"always\": "
+                            + "true|false}" : "deny takes {\"reason\": \"…\"}"));
+                }
+            }
+            if (body.has("always") && !body.get("always").isBoolean()) {
+                throw new BadRequest("field 'always' must be true or false");
+            }
+            always = body.path("always").asBoolean(false);
+            reason = text(body, "reason").orElse("");
+        } catch (BadRequest e) {
+            send(res, Status.BAD_REQUEST_400, views.error(400, e.getMessage()));
+            return;
+        }
+        String said;
+        try {
+            said = allow ? approvals.approve(id, REQUESTER, always, Optional.empty())
+                    : approvals.deny(id, REQUESTER, reason, Optional.empty());
+        } catch (RouterException e) {
+            routerError(res, e);
+            return;
+        }
+        ObjectNode view = views.task(router.task(id).orElseThrow(), names(), Optional.empty());
+        view.put("message", said);
+        send(res, Status.OK_200, view);
+    }
+
+    private void policy(ServerRequest req, ServerResponse res) {
+        ObjectNode view = json.createObjectNode();
+        var rules = view.putArray("rules");
+        approvals.policy().rules().forEach(r -> rules.add(r.text()));
+        view.put("timeout", approvals.timeout().toString());
+        view.put("text", approvals.policy().describe());
+        send(res, Status.OK_200, view);
+    }
+
     private void list(ServerRequest req, ServerResponse res) {
         Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
         int limit;
@@ -282,6 +343,10 @@ final class ApiService implements HttpService {
         }
         ObjectNode view = views.task(task.get(), names(), router.progress(task.get()));
         router.waiting(id).ifPresent(why -> view.put("waiting", Wording.of(why)));
+        List<JsonNode> approval = approvals.audit(id);
+        if (!approval.isEmpty()) {
+            view.putArray("approval").addAll(approval);
+        }
         send(res, Status.OK_200, view);
     }
 
@@ -351,7 +416,7 @@ final class ApiService implements HttpService {
             return Duration.ofMillis(ms);
         });
         return new TaskRequest(tool, paramsObject, text(body, "worker"), priority, timeout,
-                Optional.of(REQUESTER), text(body, "idempotencyKey"));
+                Optional.of(REQUESTER), text(body, "idempotencyKey"), false);
     }
 
     private ObjectNode body(ServerRequest req) {

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.agent.Agent;
 import dev.efferent.agent.AgentSettings;
 import dev.efferent.agent.Models;
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.conversations.ChatService;
@@ -52,12 +54,14 @@ final class Brain implements AutoCloseable {
     private final LocalToolExecutor tools;
     private final Router router;
     private final BrainMetrics metrics;
+    private final Approvals approvals;
     private final Agent agent;
     private final ChatService chat;
     private final WebServer server;
 
-    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Agent agent,
-                  ChatService chat, WebServer server) {
+    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Approvals approvals,
+                  Agent agent, ChatService chat, WebServer server) {
+        this.approvals = approvals;
         this.agent = agent;
         this.queue = queue;
         this.tools = tools;
@@ -75,6 +79,7 @@ final class Brain implements AutoCloseable {
         LocalToolExecutor tools = null;
         Router router = null;
         BrainMetrics metrics = null;
+        Approvals approvals = null;
         Agent agent = null;
         ChatService chat = null;
         try {
@@ -90,8 +95,10 @@ final class Brain implements AutoCloseable {
                     .orElseGet(MemoryConversationStore::new);
             Records records = queue.records().orElseGet(Records::inMemory);
             Optional<Model> model = Models.open(config);
-            agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), records,
-                    Clock.systemUTC());
+            approvals = new Approvals(router, ApprovalSettings.from(new ConfigSettings(config.get("approvals"))),
+                    records, Clock.systemUTC());
+            agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
+                    records, Clock.systemUTC());
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
             chat = new ChatService(router, agent, store,
@@ -102,12 +109,14 @@ final class Brain implements AutoCloseable {
             ObjectMapper json = new ObjectMapper();
             ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY), json);
             chat.add(console);
+            // REST conversations are read through the API; the channel is there so that they count as reachable.
+            chat.add(new ApiChannel());
             for (Channel channel : Channels.create(config, Channels.providers(plugins,
                     PluginLayers.failOnError(config)).build())) {
                 chat.add(channel);
             }
             chat.start();
-            WebServer server = server(settings, routing, router, metrics, codec, console, chat, json);
+            WebServer server = server(settings, routing, router, metrics, codec, console, chat, approvals, json);
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
@@ -116,13 +125,16 @@ final class Brain implements AutoCloseable {
             settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0}, readable "
                     + "only by this user; the web console at http://{1}:{2}/ asks for it (cat {0}), the terminal chat "
                     + "reads it by itself", file, consoleHost(settings.host()), String.valueOf(server.port())));
-            return new Brain(queue, tools, router, metrics, agent, chat, server);
+            return new Brain(queue, tools, router, metrics, approvals, agent, chat, server);
         } catch (RuntimeException e) {
             if (chat != null) {
                 chat.close();
             }
             if (agent != null) {
                 agent.close();
+            }
+            if (approvals != null) {
+                approvals.close();
             }
             if (router != null) {
                 router.close();
@@ -140,13 +152,13 @@ final class Brain implements AutoCloseable {
 
     private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
                                     BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console,
-                                    ChatService chat, ObjectMapper json) {
+                                    ChatService chat, Approvals approvals, ObjectMapper json) {
         BearerToken apiToken = new BearerToken(settings.apiToken());
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
         Views views = new Views(json);
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
         // In order: the console's "/" takes whatever the others leave.
-        List<BrainFeature> features = List.of(new ApiFeature(router, chat, apiToken, json),
+        List<BrainFeature> features = List.of(new ApiFeature(router, chat, approvals, apiToken, json),
                 new WorkerSocketFeature(router, workerSecret, codec, guard, views, routing.handsEnabled()),
                 new ConsoleFeature(console, apiToken, guard, views));
         var builder = WebServer.builder()
@@ -202,6 +214,7 @@ final class Brain implements AutoCloseable {
         }
         chat.close();
         agent.close();
+        approvals.close();
         router.close();
         server.stop();
         metrics.close();

@@ -120,6 +120,50 @@ class AgentHandsTest extends BrainFixture {
                 .statusCode());
     }
 
+    @Test
+    void aCallApprovedWhileItsMachineIsOfflineRunsWhenItConnects() throws Exception {
+        startBrainWithModel();
+        Path root = dir.resolve("laptop-root");
+        Files.createDirectories(root.resolve("build"));
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                .then(r -> Step.Reply.text("Done: " + r.lastMessageText().strip()));
+        JsonNode asked = say("appr1", "clean the build folder");
+        JsonNode prompt = asked.path("replies").get(asked.path("replies").size() - 1);
+        assertEquals("prompt", prompt.path("kind").asText(), asked.toString());
+        String text = prompt.path("text").asText();
+        String taskId = text.substring(text.indexOf("(task ") + 6, text.indexOf(")", text.indexOf("(task ")));
+        assertEquals("awaiting_approval", task(taskId).path("status").asText());
+        assertEquals("waiting for your approval", task(taskId).path("waiting").asText());
+        assertEquals("asked", task(taskId).path("approval").get(0).path("event").asText());
+
+        JsonNode approved = call("POST", "/api/v1/tasks/" + taskId + "/approve", "{}", 200);
+        assertEquals("queued", approved.path("status").asText(), "approved while the machine is away");
+        assertTrue(approved.path("message").asText().endsWith("It runs when the machine is back."),
+                approved.toString());
+        call("POST", "/api/v1/tasks/" + taskId + "/approve", "{}", 409);
+        assertTrue(Files.exists(root.resolve("build")));
+
+        startWorker("laptop", root, Map.of());
+        awaitStatus(taskId, "completed", 30);
+        assertTrue(Files.notExists(root.resolve("build")), "it ran when the machine came");
+        awaitMessage("appr1", "Done:");
+        JsonNode audit = task(taskId).path("approval");
+        assertEquals("approved", audit.get(1).path("event").asText());
+        assertEquals("api", audit.get(1).path("by").asText());
+    }
+
+    @Test
+    void restDeniesAndShowsThePolicy() throws Exception {
+        startBrain(true, Map.of("model.base-url", model.openAiBaseUrl(), "model.name", "scripted",
+                "approvals.rules", "deny * on prod"));
+        JsonNode policy = call("GET", "/api/v1/policy", null, 200);
+        assertEquals("deny * on prod", policy.path("rules").get(0).asText());
+        assertTrue(policy.path("text").asText().contains("shell commands run when they only read"));
+        call("POST", "/api/v1/tasks/nope/approve", "{}", 404);
+        call("POST", "/api/v1/tasks/nope/deny", "{\"reason\":5}", 400);
+        call("POST", "/api/v1/tasks/nope/approve", "{\"always\":\"yes\"}", 400);
+    }
+
     private JsonNode lastTask() {
         JsonNode tasks = call("GET", "/api/v1/tasks?limit=100", null, 200).path("tasks");
         return task(tasks.get(tasks.size() - 1).path("id").asText());

@@ -50,7 +50,10 @@ final class AgentBench {
             worker.registered.get(10, TimeUnit.SECONDS);
             Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
             Timed timed = new Timed(Models.providers().select("openai").open(key -> Optional.ofNullable(m.get(key))));
-            Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), Records.inMemory(),
+            Records records = Records.inMemory();
+            dev.efferent.approvals.Approvals approvals = new dev.efferent.approvals.Approvals(brain.router,
+                    dev.efferent.approvals.ApprovalSettings.defaults(), records, Clock.systemUTC());
+            Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), approvals, records,
                     Clock.systemUTC());
             ChatService chat = new ChatService(brain.router, agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
             FirstPiece channel = new FirstPiece();
@@ -107,6 +110,7 @@ final class AgentBench {
             beat.shutdownNow();
             chat.close();
             agent.close();
+            approvals.close();
             worker.close();
 
             long[] med = new long[runs[0].length];

@@ -9,4 +9,7 @@ public interface AssistantHost {
 
     /** Runs {@code turn} in the conversation's turn lane: after the turn running now, one at a time. */
     void inTurn(Conversation conversation, Runnable turn);
+
+    /** Whether what is sent to {@code conversation} reaches someone: its channel is there. */
+    boolean reachable(Conversation conversation);
 }

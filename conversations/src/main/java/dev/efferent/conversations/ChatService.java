@@ -98,6 +98,11 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             }
 
             @Override
+            public boolean reachable(Conversation conversation) {
+                return channels.containsKey(conversation.channel());
+            }
+
+            @Override
             public void inTurn(Conversation conversation, Runnable turn) {
                 turns.post(conversation.key(), () -> {
                     try {

@@ -201,7 +201,8 @@ public final class CommandHandler {
     }
 
     private String tasks() {
-        List<Task> tasks = router.tasks(EnumSet.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING), 50);
+        List<Task> tasks = router.tasks(EnumSet.of(TaskStatus.AWAITING_APPROVAL, TaskStatus.QUEUED, TaskStatus.CLAIMED,
+                TaskStatus.RUNNING), 50);
         if (tasks.isEmpty()) {
             return "No tasks are queued or running.";
         }
@@ -212,6 +213,7 @@ public final class CommandHandler {
                 case RUNNING -> "running " + router.progress(t).map(Progress::percent).orElse(0) + "% on "
                         + t.leaseOwner().map(names).orElse("?");
                 case CLAIMED -> "starting on " + t.leaseOwner().map(names).orElse("?");
+                case AWAITING_APPROVAL -> "waiting for your approval";
                 default -> "queued" + t.targetWorker().map(w -> " for " + names.apply(w)).orElse("");
             };
             return t.id() + "  " + t.tool() + "  " + state + ", " + Checkpoints.human(Duration.between(t.createdAt(), now))

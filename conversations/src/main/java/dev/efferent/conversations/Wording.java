@@ -17,12 +17,14 @@ public final class Wording {
             case QUEUED_BUSY -> "Every worker that has " + s.task().tool() + " is busy. I've queued this task ("
                     + id + ").";
             case DUPLICATE -> "This request was already submitted as task " + id + ".";
+            case HELD -> "This needs your approval first (task " + id + ").";
         };
     }
 
     /** E.g. "waiting for worker laptop to come online". */
     public static String of(Waiting w) {
         return switch (w) {
+            case Waiting.ForApproval a -> "waiting for your approval";
             case Waiting.Retry r -> "tried again at " + r.at() + " after: " + r.lastError();
             case Waiting.WorkerOffline o -> "waiting for worker " + o.worker() + " to come online";
             case Waiting.WorkerBusy b -> "worker " + b.worker() + " is busy";

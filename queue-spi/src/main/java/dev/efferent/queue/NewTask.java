@@ -17,6 +17,7 @@ import java.util.Optional;
  * @param targetWorker   the only worker that may claim it
  * @param requester      who asked for it, returned with the task
  * @param idempotencyKey enqueuing twice with one key gives the first task back
+ * @param held           enqueued {@link TaskStatus#AWAITING_APPROVAL}: it waits for {@link TaskQueue#approve}
  */
 public record NewTask(String tool,
                       String params,
@@ -26,7 +27,8 @@ public record NewTask(String tool,
                       int maxAttempts,
                       Optional<String> targetWorker,
                       Optional<String> requester,
-                      Optional<String> idempotencyKey) {
+                      Optional<String> idempotencyKey,
+                      boolean held) {
     /** Lowest priority. */
     public static final int MIN_PRIORITY = 1;
     /** Highest priority. */
@@ -74,6 +76,7 @@ public record NewTask(String tool,
         private Optional<String> targetWorker = Optional.empty();
         private Optional<String> requester = Optional.empty();
         private Optional<String> idempotencyKey = Optional.empty();
+        private boolean held;
 
         private Builder(String tool, String params) {
             this.tool = tool;
@@ -115,9 +118,15 @@ public record NewTask(String tool,
             return this;
         }
 
+        /** The task waits for a person's yes ({@link TaskQueue#approve}) before it can be claimed. */
+        public Builder held() {
+            this.held = true;
+            return this;
+        }
+
         public NewTask build() {
             return new NewTask(tool, params, priority, runAt, timeout, maxAttempts, targetWorker, requester,
-                    idempotencyKey);
+                    idempotencyKey, held);
         }
     }
 }

@@ -38,6 +38,12 @@ public interface TaskQueue extends AutoCloseable {
      */
     List<Task> claim(ClaimRequest request);
 
+    /**
+     * A person allowed a held task: {@code AWAITING_APPROVAL → QUEUED}; from then on it is claimed like any other
+     * (by a worker that connects later, too). Cancel a held task to deny it.
+     */
+    Task approve(String taskId);
+
     /** The worker accepted a claimed task: {@code CLAIMED → RUNNING}, lease renewed. Only the lease owner may. */
     Task start(String taskId, String workerId, Duration lease);
 

@@ -6,9 +6,12 @@ import java.util.Set;
 /**
  * Where a task is in its life: {@code QUEUED → CLAIMED → RUNNING → COMPLETED | FAILED | CANCELLED}.
  * A claimed task has been handed to a worker that has not yet accepted it; a failed attempt with attempts
- * left goes back to {@code QUEUED}.
+ * left goes back to {@code QUEUED}. A task that needs a person's yes starts {@code AWAITING_APPROVAL} and becomes
+ * {@code QUEUED} when approved, or {@code CANCELLED} when denied.
  */
 public enum TaskStatus {
+    /** Held until a person allows it; never claimed in this state. */
+    AWAITING_APPROVAL,
     /** Waiting for a worker (or for its run-at time). */
     QUEUED,
     /** Handed to a worker under a lease, not yet accepted. */

@@ -71,12 +71,26 @@ final class Admission {
         target.ifPresent(spec::targetWorker);
         request.requester().ifPresent(spec::requester);
         request.idempotencyKey().ifPresent(spec::idempotencyKey);
+        if (request.held()) {
+            spec.held();
+        }
         Enqueued enqueued = queue.add(spec.build());
         Task task = enqueued.task();
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
         }
-        List<WorkerSession> candidates = dispatch.candidates(task, request.requester());
+        if (task.status() == TaskStatus.AWAITING_APPROVAL) {
+            Task held = task;
+            state.listeners.forEach(l -> l.submitted(held, false));
+            return new Submission(task, Submission.Outcome.HELD, Optional.empty());
+        }
+        return dispatchNow(task, request.requester());
+    }
+
+    /** Hands a queued task to a worker that has a free slot, if one is online; says where it went. */
+    private Submission dispatchNow(Task queued, Optional<String> requester) {
+        Task task = queued;
+        List<WorkerSession> candidates = dispatch.candidates(task, requester);
         for (WorkerSession s : candidates) {
             if (s.freeSlots() > 0) {
                 dispatch.pump(s);
@@ -93,6 +107,25 @@ final class Admission {
                 Optional.empty());
         state.listeners.forEach(l -> l.submitted(submission.task(), offline));
         return submission;
+    }
+
+    /** A person allowed a held task: it is queued, and dispatched at once if a worker can take it. */
+    Submission approve(String taskId) {
+        Task task = queue.get(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
+                "no task with id '" + taskId + "'"));
+        if (task.status() != TaskStatus.AWAITING_APPROVAL) {
+            throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is "
+                    + task.status().name().toLowerCase(java.util.Locale.ROOT)
+                    + "; only a task waiting for approval can be approved");
+        }
+        Task queued;
+        try {
+            queued = queue.approve(taskId);
+        } catch (IllegalTransitionException e) {
+            throw new RouterException(RouterException.Kind.CONFLICT, e.getMessage());
+        }
+        LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
+        return dispatchNow(queued, queued.requester());
     }
 
     Task cancel(String taskId, String reason) {
@@ -131,6 +164,9 @@ final class Admission {
     /** Why a queued task is not running yet; empty for a task that is not queued. */
     Optional<Waiting> waiting(String taskId) {
         Optional<Task> found = queue.get(taskId);
+        if (found.isPresent() && found.get().status() == TaskStatus.AWAITING_APPROVAL) {
+            return Optional.of(new Waiting.ForApproval());
+        }
         if (found.isEmpty() || found.get().status() != TaskStatus.QUEUED) {
             return Optional.empty();
         }

@@ -127,6 +127,16 @@ public final class Router implements AutoCloseable {
     }
 
     /**
+     * Approves a task held for approval: it is queued, and runs at once if a worker that has its tool is free, else
+     * when one is (a machine that connects later, too).
+     *
+     * @throws RouterException NOT_FOUND for an unknown id, CONFLICT for a task that is not waiting for approval
+     */
+    public Submission approve(String taskId) {
+        return call(() -> admission.approve(taskId));
+    }
+
+    /**
      * Cancels a queued or running task; a running one is told to stop.
      *
      * @throws RouterException NOT_FOUND for an unknown id, CONFLICT for a finished task

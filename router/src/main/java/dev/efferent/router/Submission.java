@@ -28,7 +28,9 @@ public record Submission(Task task, Outcome outcome, Optional<String> worker) {
         /** Queued: every worker that has the tool is busy. */
         QUEUED_BUSY,
         /** Not added: its idempotency key was used before, by {@link #task()}. */
-        DUPLICATE
+        DUPLICATE,
+        /** Held until a person allows it ({@link Router#approve}). */
+        HELD
     }
 
     /** No worker that has the tool is online: the task waits in the queue. */

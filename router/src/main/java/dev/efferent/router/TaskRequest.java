@@ -16,6 +16,7 @@ import java.util.Optional;
  * @param timeout        the attempt's time limit; default {@code tasks.default-timeout}
  * @param requester      who asks, e.g. a conversation; results and notices go back to it
  * @param idempotencyKey submitting twice with one key gives the first task back
+ * @param held           the task waits for a person's yes ({@link Router#approve}) before it can run
  */
 public record TaskRequest(String tool,
                           ObjectNode params,
@@ -23,7 +24,8 @@ public record TaskRequest(String tool,
                           Optional<Integer> priority,
                           Optional<Duration> timeout,
                           Optional<String> requester,
-                          Optional<String> idempotencyKey) {
+                          Optional<String> idempotencyKey,
+                          boolean held) {
     public TaskRequest {
         Objects.requireNonNull(tool, "tool");
         Objects.requireNonNull(params, "params");
@@ -37,26 +39,31 @@ public record TaskRequest(String tool,
     /** A request with defaults for everything but the tool and params. */
     public static TaskRequest of(String tool, ObjectNode params) {
         return new TaskRequest(tool, params, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty());
+                Optional.empty(), false);
     }
 
     /** This request, to be run by {@code worker} (a name or an id). */
     public TaskRequest onWorker(String worker) {
-        return new TaskRequest(tool, params, Optional.of(worker), priority, timeout, requester, idempotencyKey);
+        return new TaskRequest(tool, params, Optional.of(worker), priority, timeout, requester, idempotencyKey, held);
     }
 
     /** This request, on behalf of {@code requester}. */
     public TaskRequest from(String requester) {
-        return new TaskRequest(tool, params, worker, priority, timeout, Optional.of(requester), idempotencyKey);
+        return new TaskRequest(tool, params, worker, priority, timeout, Optional.of(requester), idempotencyKey, held);
     }
 
     /** This request with a time limit. */
     public TaskRequest withTimeout(Duration timeout) {
-        return new TaskRequest(tool, params, worker, priority, Optional.of(timeout), requester, idempotencyKey);
+        return new TaskRequest(tool, params, worker, priority, Optional.of(timeout), requester, idempotencyKey, held);
     }
 
     /** This request with an idempotency key: submitting it again gives the first task back. */
     public TaskRequest withIdempotencyKey(String key) {
-        return new TaskRequest(tool, params, worker, priority, timeout, requester, Optional.of(key));
+        return new TaskRequest(tool, params, worker, priority, timeout, requester, Optional.of(key), held);
+    }
+
+    /** This request, held until a person allows it ({@link Router#approve}); cancel it to deny it. */
+    public TaskRequest heldForApproval() {
+        return new TaskRequest(tool, params, worker, priority, timeout, requester, idempotencyKey, true);
     }
 }

@@ -4,6 +4,10 @@ import java.time.Instant;
 
 /** Why a queued task is not running yet: facts, which the conversations module puts into words. */
 public sealed interface Waiting {
+    /** The task waits for a person's yes. */
+    record ForApproval() implements Waiting {
+    }
+
     /** A failed attempt is tried again at {@code at}. */
     record Retry(Instant at, String lastError) implements Waiting {
     }

@@ -102,6 +102,38 @@ class AgentTurnsTest extends SystemFixture {
         assertTrue(second.output().contains("resumes: its tasks finished"), second.output());
     }
 
+    @Test
+    void aPendingApprovalOutlivesTheBrainAndIsAnsweredAfterTheRestart() throws Exception {
+        Launched first = brain("brain-1", withModel());
+        Path root = dir.resolve("laptop");
+        Files.createDirectories(root.resolve("build"));
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                .then(r -> Step.Reply.text("Cleaned: " + r.lastMessageText().strip()));
+        JsonNode asked = call(first, "POST", "/api/v1/conversations/held/messages?wait=30",
+                "{\"text\":\"clean the build folder\"}", 200);
+        String prompt = asked.path("replies").get(asked.path("replies").size() - 1).path("text").asText();
+        String taskId = prompt.substring(prompt.indexOf("(task ") + 6, prompt.indexOf(")", prompt.indexOf("(task ")));
+        first.stop();
+
+        Launched second = brain("brain-2", withModel());
+        assertEquals("awaiting_approval", call(second, "GET", "/api/v1/tasks/" + taskId, null, 200)
+                .path("status").asText(), "the question outlived the brain");
+        call(second, "POST", "/api/v1/tasks/" + taskId + "/approve", "{}", 200);
+        worker("laptop", root, List.of(second));
+        awaitStatus(second, taskId, "completed", 60);
+        assertTrue(Files.notExists(root.resolve("build")));
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        JsonNode history = null;
+        while (System.nanoTime() < end) {
+            history = call(second, "GET", "/api/v1/conversations/held/messages", null, 200);
+            if (history.toString().contains("Cleaned:")) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        assertTrue(history.toString().contains("Cleaned:"), "the turn resumed with the result: " + history);
+    }
+
     private static void waitForText(Page page, String selector, String text) {
         page.locator(selector).filter(new Locator.FilterOptions().setHasText(text)).first()
                 .waitFor(new Locator.WaitForOptions().setState(WaitForSelectorState.VISIBLE).setTimeout(WAIT_MS));

@@ -671,4 +671,37 @@ public abstract class TaskQueueContract {
         assertEquals(Optional.empty(), records.get("parked:t1"));
         assertEquals(List.of("parked:t2"), List.copyOf(records.values("parked:").keySet()));
     }
+
+    @Test
+    void aHeldTaskIsNeverClaimedUntilApproved() {
+        Task held = queue.enqueue(NewTask.builder("run_shell", "{\"command\":\"rm -rf build\"}").held().build());
+        assertEquals(TaskStatus.AWAITING_APPROVAL, held.status());
+        assertTrue(claim("w1", 10, "run_shell").isEmpty(), "a held task is not claimed");
+        assertEquals(0, queue.countQueued());
+        assertEquals(0, queue.countQueued("w1", Set.of("run_shell")));
+        assertEquals(List.of(held.id()), ids(queue.list(Set.of(TaskStatus.AWAITING_APPROVAL), 10)));
+
+        Task approved = queue.approve(held.id());
+        assertEquals(TaskStatus.QUEUED, approved.status());
+        assertEquals(List.of(held.id()), ids(claim("w1", 10, "run_shell")), "approved, it is claimed like any other");
+        assertThrows(IllegalTransitionException.class, () -> queue.approve(held.id()), "approved once only");
+        assertThrows(TaskNotFoundException.class, () -> queue.approve("no-such-task"));
+    }
+
+    @Test
+    void aDeniedOrExpiredHeldTaskIsCancelledWithItsReason() {
+        Task held = queue.enqueue(NewTask.builder("run_shell", "{}").held().build());
+        Task denied = queue.cancel(held.id(), "denied by the user: not now");
+        assertEquals(TaskStatus.CANCELLED, denied.status());
+        assertEquals("denied by the user: not now", denied.error().orElseThrow());
+        assertThrows(IllegalTransitionException.class, () -> queue.approve(held.id()), "a denied task stays denied");
+    }
+
+    @Test
+    void aHeldTaskForAWorkerWaitsForItAfterApproval() {
+        Task held = queue.enqueue(NewTask.builder("read_file", "{}").targetWorker("laptop").held().build());
+        queue.approve(held.id());
+        assertTrue(claim("w2", 10, "read_file").isEmpty(), "only its worker claims it");
+        assertEquals(List.of(held.id()), ids(claim("laptop", 10, "read_file")));
+    }
 }

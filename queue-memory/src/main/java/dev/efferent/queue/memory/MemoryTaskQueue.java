@@ -64,7 +64,8 @@ final class MemoryTaskQueue implements TaskQueue {
             }
         }
         Instant now = clock.instant();
-        Task task = new Task(TaskIds.next(), spec.tool(), spec.params(), spec.priority(), TaskStatus.QUEUED, 0,
+        Task task = new Task(TaskIds.next(), spec.tool(), spec.params(), spec.priority(),
+                spec.held() ? TaskStatus.AWAITING_APPROVAL : TaskStatus.QUEUED, 0,
                 spec.maxAttempts(), spec.runAt().orElse(now), spec.timeout(), spec.targetWorker(), spec.requester(),
                 spec.idempotencyKey(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), now, now,
                 Optional.empty(), Optional.empty());
@@ -118,6 +119,18 @@ final class MemoryTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         return update(entry, with(t, TaskStatus.RUNNING, t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
                 t.result(), t.error(), t.runAt(), now), now);
+    }
+
+    @Override
+    public synchronized Task approve(String taskId) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.AWAITING_APPROVAL) {
+            throw new IllegalTransitionException(taskId, t.status(), "approve");
+        }
+        Instant now = clock.instant();
+        return update(entry, with(t, TaskStatus.QUEUED, t.attempt(), Optional.empty(), Optional.empty(), t.result(),
+                t.error(), t.runAt(), now), now);
     }
 
     @Override

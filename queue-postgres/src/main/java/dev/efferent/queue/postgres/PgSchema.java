@@ -74,7 +74,11 @@ final class PgSchema {
                             key        text PRIMARY KEY,
                             data       text NOT NULL,
                             updated_at timestamptz NOT NULL
-                        )""".formatted(s))));
+                        )""".formatted(s))),
+                new Migration(4, "tasks awaiting approval", List.of(
+                        ("ALTER TABLE %1$s.tasks DROP CONSTRAINT tasks_status_check, ADD CONSTRAINT tasks_status_check "
+                                + "CHECK (status IN ('AWAITING_APPROVAL', 'QUEUED', 'CLAIMED', 'RUNNING', 'COMPLETED', "
+                                + "'FAILED', 'CANCELLED'))").formatted(s))));
     }
 
     /** Brings {@code schema} up to date; returns its version. */

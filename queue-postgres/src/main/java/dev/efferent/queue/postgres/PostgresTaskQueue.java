@@ -4,8 +4,8 @@ import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
-import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.Progress;
+import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -76,10 +77,10 @@ final class PostgresTaskQueue implements TaskQueue {
         // One statement in autocommit: the insert and its notice, without BEGIN and COMMIT round trips.
         Optional<DbRow> inserted = db.run("enqueue a task", ex -> ex.get("WITH i AS (INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
-                        + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, "
+                        + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, "
                         + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *) "
                         + "SELECT i.*, pg_notify(?, 'work') FROM i",
-                TaskIds.next(), spec.tool(), spec.params(), spec.priority(), spec.maxAttempts(),
+                TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
                 at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
                 spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now), settings.channel()));
         if (inserted.isPresent()) {
@@ -99,9 +100,9 @@ final class PostgresTaskQueue implements TaskQueue {
             for (NewTask spec : specs) {
                 Optional<DbRow> row = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
                                 + "max_attempts, run_at, timeout_ms, target_worker, requester, idempotency_key, created_at, "
-                                + "updated_at) VALUES (?, ?, ?, ?, 'QUEUED', 0, ?, ?, ?, ?, ?, ?, ?, ?) "
+                                + "updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) "
                                 + "ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                        TaskIds.next(), spec.tool(), spec.params(), spec.priority(), spec.maxAttempts(),
+                        TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
                         at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
                         spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now));
                 added.add(row.map(TaskRows::task).orElseGet(() -> tx.get("SELECT * FROM " + t
@@ -151,6 +152,18 @@ final class PostgresTaskQueue implements TaskQueue {
                     Set.of(TaskStatus.CLAIMED)));
         }
         return TaskRows.task(row.get());
+    }
+
+    private static String status(NewTask spec) {
+        return (spec.held() ? TaskStatus.AWAITING_APPROVAL : TaskStatus.QUEUED).name();
+    }
+
+    @Override
+    public Task approve(String taskId) {
+        Instant now = clock.instant();
+        return change(taskId, "approve", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
+                tx -> tx.get("UPDATE " + t + " SET status = 'QUEUED', updated_at = ? WHERE id = ? "
+                        + "AND status = 'AWAITING_APPROVAL' RETURNING *", at(now), taskId), "work");
     }
 
     @Override
@@ -253,10 +266,11 @@ final class PostgresTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         return db.inTransaction("cancel a task", tx -> {
             Optional<DbRow> row = tx.get("UPDATE " + t + " SET status = 'CANCELLED', error = ?, lease_expires_at = NULL, "
-                            + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('QUEUED', 'CLAIMED', 'RUNNING') "
-                            + "RETURNING *", reason, at(now), at(now), taskId);
+                            + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('AWAITING_APPROVAL', 'QUEUED', "
+                            + "'CLAIMED', 'RUNNING') RETURNING *", reason, at(now), at(now), taskId);
             if (row.isEmpty()) {
-                throw refusal(tx, taskId, "cancel", Optional.empty());
+                throw refusal(tx, taskId, "cancel", Optional.empty(), EnumSet.of(TaskStatus.AWAITING_APPROVAL,
+                        TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING));
             }
             notify(tx, "cancel:" + taskId);
             notify(tx, "done:" + taskId);
@@ -390,10 +404,6 @@ final class PostgresTaskQueue implements TaskQueue {
             }
             return TaskRows.task(row.get());
         });
-    }
-
-    private QueueException refusal(DbExecute tx, String taskId, String action, Optional<String> owner) {
-        return refusal(tx, taskId, action, owner, Set.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING));
     }
 
     private QueueException refusal(DbExecute tx, String taskId, String action, Optional<String> owner,

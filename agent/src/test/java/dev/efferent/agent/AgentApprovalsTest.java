@@ -1,0 +1,231 @@
+package dev.efferent.agent;
+
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.Inbox;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.ChatService;
+import dev.efferent.conversations.ConversationEntry;
+import dev.efferent.core.config.ConfigLoader;
+import dev.efferent.core.tools.LocalTools;
+import dev.efferent.model.scripted.ScriptedModelServer;
+import dev.efferent.model.scripted.Step;
+import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.Records;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Queues;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Risky calls of the agent wait for a person's yes: allow once, allow always, deny, no answer, no one to ask. */
+class AgentApprovalsTest {
+    private static final Conversation CHAT = new Conversation("test", "1");
+    @TempDir
+    Path root;
+    private ScriptedModelServer model;
+    private TaskQueue queue;
+    private Router router;
+    private Approvals approvals;
+    private Agent agent;
+    private ChatService chat;
+    private final BlockingQueue<OutgoingMessage> shown = new LinkedBlockingQueue<>();
+
+    @BeforeEach
+    void start() throws Exception {
+        model = ScriptedModelServer.start();
+        Files.createDirectories(root.resolve("build"));
+    }
+
+    private void startBrain(Map<String, String> approvalSettings, boolean withChannel) {
+        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+                new ProtocolCodec(), Clock.systemUTC());
+        Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
+        Records records = Records.inMemory();
+        approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
+                records, Clock.systemUTC());
+        agent = new Agent(router, Optional.of(Models.providers().select("openai").open(key -> Optional.ofNullable(
+                m.get(key)))), AgentSettings.defaults(), approvals, records, Clock.systemUTC());
+        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        if (withChannel) {
+            chat.add(new Channel() {
+                @Override
+                public String name() {
+                    return "test";
+                }
+
+                @Override
+                public void start(Inbox inbox) {
+                }
+
+                @Override
+                public void send(Conversation conversation, OutgoingMessage message) {
+                    shown.add(message);
+                }
+            });
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        if (chat != null) {
+            chat.close();
+            agent.close();
+            approvals.close();
+            router.close();
+            queue.close();
+        }
+        model.close();
+    }
+
+    private List<ConversationEntry> say(Conversation c, String text) throws Exception {
+        return chat.handle(new IncomingMessage(c, "me", text)).get(30, TimeUnit.SECONDS);
+    }
+
+    private static String last(List<ConversationEntry> said) {
+        return said.getLast().text();
+    }
+
+    /** The next prompt the channel showed. */
+    private OutgoingMessage.Prompt prompt() throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < end) {
+            OutgoingMessage m = shown.poll(100, TimeUnit.MILLISECONDS);
+            if (m instanceof OutgoingMessage.Prompt p) {
+                return p;
+            }
+        }
+        throw new AssertionError("no prompt was shown");
+    }
+
+    private void awaitRequests(int n) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (model.received().size() < n && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        assertEquals(n, model.received().size());
+    }
+
+    @Test
+    void allowOnceRunsTheCallAndTheSameCallAsksAgainUntilAllowedAlways() throws Exception {
+        startBrain(Map.of(), true);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                .then(r -> Step.Reply.text("deleted: " + r.lastMessageText().strip()));
+        say(CHAT, "delete the build folder");
+        OutgoingMessage.Prompt asked = prompt();
+        assertTrue(asked.question().startsWith("Allow run_shell? Command: rm -rf build\nIt asks because: shell "
+                + "commands ask"), asked.question());
+        assertEquals(List.of("/approve " + asked.promptId() + " once", "/approve " + asked.promptId() + " always",
+                "/deny " + asked.promptId()), asked.choices().stream().map(OutgoingMessage.Prompt.Choice::command).toList());
+        assertEquals(TaskStatus.AWAITING_APPROVAL, router.task(asked.promptId()).orElseThrow().status());
+        assertFalse(Files.notExists(root.resolve("build")), "nothing ran before the yes");
+
+        assertTrue(last(say(CHAT, "/approve " + asked.promptId() + " once")).startsWith("Allowed run_shell ("));
+        awaitRequests(2);
+        assertTrue(Files.notExists(root.resolve("build")), "allowed once, it ran");
+        assertEquals("approved", approvals.audit(asked.promptId()).get(1).path("event").asText());
+
+        Files.createDirectories(root.resolve("build"));
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"), Step.Reply.text("again"));
+        say(CHAT, "once more");
+        OutgoingMessage.Prompt again = prompt();
+        assertTrue(last(say(CHAT, "/approve " + again.promptId() + " always")).endsWith(
+                "From now on: allow run_shell if command~\\Qrm -rf build\\E."));
+        awaitRequests(4);
+
+        Files.createDirectories(root.resolve("build"));
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"), Step.Reply.text("third"));
+        assertEquals("third", last(say(CHAT, "and again")), "allowed always: no question this time");
+        assertTrue(Files.notExists(root.resolve("build")));
+
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build2\"}"), Step.Reply.text("asked"));
+        say(CHAT, "one character more");
+        assertTrue(prompt().question().contains("rm -rf build2"), "a changed command is not covered by the rule");
+    }
+
+    @Test
+    void aDenialReachesTheModelAndTheTurnGoesOn() throws Exception {
+        startBrain(Map.of(), true);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                .then(r -> Step.Reply.text("ok, I will not: " + r.lastMessageText()));
+        say(CHAT, "delete the build folder");
+        OutgoingMessage.Prompt asked = prompt();
+        assertEquals("Denied run_shell (" + asked.promptId() + ").", last(say(CHAT, "/deny " + asked.promptId()
+                + " keep it")));
+        awaitRequests(2);
+        assertEquals("Error: Not run: denied by the user: keep it.", model.received().get(1).lastMessageText());
+        assertTrue(Files.exists(root.resolve("build")));
+        assertEquals(TaskStatus.CANCELLED, router.task(asked.promptId()).orElseThrow().status());
+    }
+
+    @Test
+    void noAnswerInTimeAppliesTheFallbackAndTheTurnGoesOn() throws Exception {
+        startBrain(Map.of("timeout", "1s"), true);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                .then(r -> Step.Reply.text("no answer: " + r.lastMessageText()));
+        say(CHAT, "delete the build folder");
+        prompt();
+        awaitRequests(2);
+        assertEquals("Error: Not run: no answer in 1s; denied by default (approvals.fallback).",
+                model.received().get(1).lastMessageText());
+        assertTrue(Files.exists(root.resolve("build")));
+    }
+
+    @Test
+    void withNoOneToAskTheFallbackAppliesAtOnce() throws Exception {
+        startBrain(Map.of(), false);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                .then(r -> Step.Reply.text("nobody there: " + r.lastMessageText()));
+        say(CHAT, "delete the build folder");
+        awaitRequests(2);
+        assertEquals("Error: Not run: its conversation has no channel that can show the question; denied by default "
+                + "(approvals.fallback).", model.received().get(1).lastMessageText());
+    }
+
+    @Test
+    void onlyTheConversationThatAskedCanAnswerAndDenyRulesRefuseOutright() throws Exception {
+        startBrain(Map.of("rules", "deny run_shell if command~.*shutdown.*"), true);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"), Step.Reply.text("x"));
+        say(CHAT, "delete the build folder");
+        OutgoingMessage.Prompt asked = prompt();
+        assertEquals("No task with id '" + asked.promptId() + "' in this conversation.",
+                last(say(new Conversation("test", "2"), "/approve " + asked.promptId())));
+        assertEquals(TaskStatus.AWAITING_APPROVAL, router.task(asked.promptId()).orElseThrow().status());
+        assertTrue(last(say(CHAT, "/approvals")).contains(asked.promptId()));
+        say(CHAT, "/deny " + asked.promptId());
+        awaitRequests(2);
+
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"sudo shutdown now\"}"))
+                .then(r -> Step.Reply.text("refused: " + r.lastMessageText()));
+        assertTrue(last(say(CHAT, "turn it off")).startsWith("refused: Error: Refused by the approval policy (rule "
+                + "'deny run_shell if command~.*shutdown.*')"));
+        assertTrue(router.tasks(Set.of(), 10).stream().map(Task::params).noneMatch(p -> p.contains("shutdown")),
+                "a denied call never becomes a task");
+    }
+}

@@ -1,0 +1,242 @@
+package dev.efferent.approvals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.tools.DurationText;
+import dev.efferent.queue.Records;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterException;
+import dev.efferent.router.Submission;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.regex.Pattern;
+
+/**
+ * The calls held for a person's yes: the policy that decides which, the answers (allow once, allow always, deny),
+ * the timeout and its fallback, and a record of each ask, answer and expiry kept with the task. The rules a person
+ * adds with "allow always" are kept in the records too, so they outlive a restart where the queue does.
+ */
+public final class Approvals implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Approvals.class.getName());
+    private static final String AUDIT = "approval:";
+    private static final String ADDED_RULES = "approvals:rules";
+
+    private final Router router;
+    private final ApprovalSettings settings;
+    private final Records records;
+    private final Clock clock;
+    private final ObjectMapper json = new ObjectMapper();
+    private final AtomicReference<Policy> policy;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("efferent-approvals").daemon().factory());
+
+    /**
+     * @param router   holds, approves and cancels the tasks
+     * @param settings the configured policy, the timeout and the fallback
+     * @param records  where the record of each approval and the rules added by "allow always" are kept
+     * @param clock    for the timeout
+     */
+    public Approvals(Router router, ApprovalSettings settings, Records records, Clock clock) {
+        this.router = router;
+        this.settings = settings;
+        this.records = records;
+        this.clock = clock;
+        Policy p = settings.policy();
+        for (String added : records.tail(ADDED_RULES, 1_000)) {
+            try {
+                p = p.with(Rule.parse(added));
+            } catch (PolicyException e) {
+                LOG.log(Level.WARNING, "A rule added by allow always cannot be read and is left out: {0}", e.getMessage());
+            }
+        }
+        this.policy = new AtomicReference<>(p);
+        long every = Math.max(500, Math.min(30_000, settings.timeout().toMillis() / 4));
+        timer.scheduleWithFixedDelay(this::expire, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** The policy now: the configured rules and those added since. */
+    public Policy policy() {
+        return policy.get();
+    }
+
+    /** What the policy says about {@code call}. */
+    public Verdict decide(Call call) {
+        return policy.get().decide(call);
+    }
+
+    /** How long a held call waits for an answer. */
+    public java.time.Duration timeout() {
+        return settings.timeout();
+    }
+
+    /** Records that {@code task} was held, and why. */
+    public void asked(Task task, Verdict verdict) {
+        record(task.id(), json.createObjectNode().put("event", "asked").put("why", verdict.why()));
+    }
+
+    /**
+     * A person allowed {@code taskId}: once, or always (a rule for this exact call is added and shown).
+     *
+     * @param by          who answered: a conversation's key, or {@code api}
+     * @param always      whether calls like this one run from now on without asking
+     * @param participant the conversation the answer came from, which must be the one that started the task; empty
+     *                    for the REST API
+     * @return what to tell the person
+     * @throws RouterException NOT_FOUND for an unknown task, CONFLICT for one not waiting for approval or another
+     *                         conversation's
+     */
+    public String approve(String taskId, String by, boolean always, Optional<String> participant) {
+        Task task = held(taskId, participant);
+        String added = "";
+        if (always) {
+            Rule rule = Rule.parse(alwaysRule(task));
+            policy.updateAndGet(p -> p.with(rule));
+            records.append(ADDED_RULES, rule.text(), 1_000);
+            added = " From now on: " + rule.text() + ".";
+            LOG.log(Level.INFO, "Approval rule added by {0}: {1}", by, rule.text());
+        }
+        Submission s = router.approve(taskId);
+        record(taskId, json.createObjectNode().put("event", "approved").put("by", by)
+                .put("choice", always ? "always" : "once"));
+        LOG.log(Level.INFO, "Task {0} ({1}) allowed {2} by {3}", taskId, task.tool(), always ? "always" : "once", by);
+        String where = switch (s.outcome()) {
+            case RUNNING -> " It is running on " + s.worker().orElse("a worker") + ".";
+            case QUEUED_OFFLINE -> " It runs when the machine is back.";
+            default -> " It runs when a worker is free.";
+        };
+        return "Allowed " + task.tool() + " (" + taskId + ")." + where + added;
+    }
+
+    /**
+     * A person refused {@code taskId}: it is cancelled, and whoever waits for it is told why.
+     *
+     * @return what to tell the person
+     */
+    public String deny(String taskId, String by, String reason, Optional<String> participant) {
+        Task task = held(taskId, participant);
+        String why = "denied by the user" + (reason.isBlank() ? "" : ": " + reason.strip());
+        router.cancel(taskId, why);
+        record(taskId, json.createObjectNode().put("event", "denied").put("by", by).put("reason", reason.strip()));
+        LOG.log(Level.INFO, "Task {0} ({1}) denied by {2}", taskId, task.tool(), by);
+        return "Denied " + task.tool() + " (" + taskId + ").";
+    }
+
+    /** The tasks waiting for an answer; of one conversation's, when {@code requester} is given. */
+    public List<Task> pending(Optional<String> requester) {
+        return router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500).stream()
+                .filter(t -> requester.isEmpty() || t.requester().equals(requester)).toList();
+    }
+
+    /** The record of {@code taskId}'s approval: each ask, answer and expiry, oldest first. */
+    public List<JsonNode> audit(String taskId) {
+        List<JsonNode> entries = new ArrayList<>();
+        for (String data : records.tail(AUDIT + taskId, 100)) {
+            try {
+                entries.add(json.readTree(data));
+            } catch (IOException e) {
+                LOG.log(Level.WARNING, "Left out a record of task {0}''s approval that cannot be read: {1}", taskId,
+                        e.getMessage());
+            }
+        }
+        return entries;
+    }
+
+    /**
+     * Applies the fallback at once to a held task no one can be asked about (its conversation cannot show a
+     * prompt), so that nothing waits for an answer that cannot come.
+     */
+    public void noOneToAsk(Task task, String why) {
+        LOG.log(Level.WARNING, "Task {0} ({1}) needs approval but {2}: the fallback ({3}) applies at once", task.id(),
+                task.tool(), why, settings.fallback().name().toLowerCase(java.util.Locale.ROOT));
+        fallback(task, why);
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+
+    private Task held(String taskId, Optional<String> participant) {
+        Task task = router.task(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
+                "no task with id '" + taskId + "'"));
+        if (participant.isPresent() && !task.requester().equals(participant)) {
+            // Said the same way as an unknown id: another conversation's tasks are not this one's to see.
+            throw new RouterException(RouterException.Kind.NOT_FOUND, "no task with id '" + taskId + "' in this "
+                    + "conversation");
+        }
+        if (task.status() != TaskStatus.AWAITING_APPROVAL) {
+            throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is not waiting for "
+                    + "approval (it is " + task.status().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+        return task;
+    }
+
+    /** The rule "allow always" adds: this exact command, this exact path, or else this tool on this machine. */
+    private String alwaysRule(Task task) {
+        JsonNode params;
+        try {
+            params = json.readTree(task.params());
+        } catch (IOException e) {
+            throw new IllegalStateException("task " + task.id() + " has params that are not JSON", e);
+        }
+        String machine = task.targetWorker().map(w -> " on " + w).orElse("");
+        for (String argument : List.of("command", "path")) {
+            if (params.path(argument).isTextual()) {
+                return "allow " + task.tool() + machine + " if " + argument + "~" + Pattern.quote(
+                        params.path(argument).asText());
+            }
+        }
+        return "allow " + task.tool() + machine;
+    }
+
+    private void expire() {
+        try {
+            Instant cutoff = clock.instant().minus(settings.timeout());
+            for (Task t : router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500)) {
+                if (t.createdAt().isBefore(cutoff)) {
+                    fallback(t, "no answer in " + DurationText.of(settings.timeout()));
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not check the calls waiting for approval; trying again later", e);
+        }
+    }
+
+    private void fallback(Task task, String why) {
+        try {
+            if (settings.fallback() == Decision.ALLOW) {
+                router.approve(task.id());
+            } else {
+                router.cancel(task.id(), why + "; denied by default (approvals.fallback)");
+            }
+            record(task.id(), json.createObjectNode().put("event", "expired").put("why", why)
+                    .put("fallback", settings.fallback().name().toLowerCase(java.util.Locale.ROOT)));
+        } catch (RouterException e) {
+            // Answered meanwhile: the answer stands.
+            LOG.log(Level.DEBUG, "Task {0} was answered before its fallback: {1}", task.id(), e.getMessage());
+        }
+    }
+
+    private void record(String taskId, ObjectNode entry) {
+        entry.put("at", clock.instant().toString());
+        try {
+            records.append(AUDIT + taskId, entry.toString(), 100);
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not keep the record of task " + taskId + "'s approval: " + entry, e);
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package dev.efferent.approvals;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+/**
+ * One rule of the policy, written {@code <allow|ask|deny> <tool> [on <machine>] [if <argument><op><value>]}, e.g.
+ * {@code allow run_shell if command^make test}, {@code ask write_file if path=/etc/**}, {@code deny * on prod}.
+ * Tool and machine are globs ({@code *}); the argument test is {@code =} a glob ({@code *} within a path segment,
+ * {@code **} across them), {@code ^} a prefix (whole words), or {@code ~} a regular expression (the whole value).
+ *
+ * @param decision what a matching call gets
+ * @param tool     which tools, as a glob
+ * @param machine  which machines, as a glob; empty for any
+ * @param argument the argument's name and the compiled test of its value; empty for any call
+ * @param text     the rule as written, shown to people
+ */
+public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, Optional<ArgumentTest> argument,
+                   String text) {
+    /** Characters that chain, redirect or substitute in a shell: an allow rule never matches a command with them. */
+    private static final Pattern SHELL_META = Pattern.compile("[;&|<>`\\n\\r]|\\$\\(");
+    private static final Pattern ARGUMENT = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)([=^~])(.+)");
+
+    public Rule {
+        Objects.requireNonNull(decision, "decision");
+        Objects.requireNonNull(tool, "tool");
+        Objects.requireNonNull(machine, "machine");
+        Objects.requireNonNull(argument, "argument");
+        Objects.requireNonNull(text, "text");
+    }
+
+    /**
+     * The test of one argument.
+     *
+     * @param name   the argument's name, e.g. {@code command} or {@code path}
+     * @param value  the test of its text
+     * @param loose  a prefix or glob, not a regular expression a person wrote to the letter
+     */
+    public record ArgumentTest(String name, Pattern value, boolean loose) {
+    }
+
+    /**
+     * Reads a rule.
+     *
+     * @throws PolicyException saying what is wrong with it and how rules are written
+     */
+    public static Rule parse(String text) {
+        String rule = text.strip();
+        String[] words = rule.split("\\s+", 3);
+        if (words.length < 2) {
+            throw refused(rule, "it needs a decision and a tool");
+        }
+        Decision decision;
+        try {
+            decision = Decision.valueOf(words[0].toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw refused(rule, "'" + words[0] + "' is not allow, ask or deny");
+        }
+        Pattern tool = glob(words[1], false);
+        String rest = words.length > 2 ? words[2].strip() : "";
+        Optional<Pattern> machine = Optional.empty();
+        if (rest.startsWith("on ")) {
+            String[] on = rest.substring(3).strip().split("\\s+", 2);
+            machine = Optional.of(glob(on[0], false));
+            rest = on.length > 1 ? on[1].strip() : "";
+        }
+        Optional<ArgumentTest> argument = Optional.empty();
+        if (rest.startsWith("if ")) {
+            var m = ARGUMENT.matcher(rest.substring(3).strip());
+            if (!m.matches()) {
+                throw refused(rule, "the test after 'if' must be <argument>=<glob>, <argument>^<prefix> or "
+                        + "<argument>~<regex>");
+            }
+            String value = m.group(3).strip();
+            Pattern test = switch (m.group(2)) {
+                case "=" -> glob(value, true);
+                case "^" -> Pattern.compile(Pattern.quote(value) + "(\\s.*)?", Pattern.DOTALL);
+                default -> {
+                    try {
+                        yield Pattern.compile(value, Pattern.DOTALL);
+                    } catch (PatternSyntaxException e) {
+                        throw refused(rule, "'" + value + "' is not a regular expression: " + e.getDescription());
+                    }
+                }
+            };
+            argument = Optional.of(new ArgumentTest(m.group(1), test, !m.group(2).equals("~")));
+        } else if (!rest.isEmpty()) {
+            throw refused(rule, "'" + rest + "' is neither 'on <machine>' nor 'if <test>'");
+        }
+        return new Rule(decision, tool, machine, argument, rule);
+    }
+
+    /** Whether this rule covers {@code call}. */
+    public boolean matches(Call call) {
+        if (!tool.matcher(call.tool()).matches()) {
+            return false;
+        }
+        if (machine.isPresent() && (call.machine().isEmpty() || !machine.get().matcher(call.machine().get()).matches())) {
+            return false;
+        }
+        if (argument.isEmpty()) {
+            return true;
+        }
+        JsonNode value = call.params().get(argument.get().name());
+        if (value == null || !value.isValueNode()) {
+            return false;
+        }
+        String text = value.asText();
+        if (decision == Decision.ALLOW && argument.get().loose() && argument.get().name().equals("command")
+                && SHELL_META.matcher(text).find()) {
+            // "allow run_shell if command^ls" must not allow "ls; rm -rf ~"; a regular expression says exactly
+            // what it allows.
+            return false;
+        }
+        return argument.get().value().matcher(text).matches();
+    }
+
+    /** A glob as a pattern: {@code *} (within a path segment where {@code paths}), {@code **}, {@code ?}. */
+    static Pattern glob(String glob, boolean paths) {
+        StringBuilder regex = new StringBuilder();
+        for (int i = 0; i < glob.length(); i++) {
+            char c = glob.charAt(i);
+            if (c == '*' && i + 1 < glob.length() && glob.charAt(i + 1) == '*') {
+                regex.append(".*");
+                i++;
+            } else if (c == '*') {
+                regex.append(paths ? "[^/]*" : ".*");
+            } else if (c == '?') {
+                regex.append(paths ? "[^/]" : ".");
+            } else {
+                regex.append(Pattern.quote(String.valueOf(c)));
+            }
+        }
+        return Pattern.compile(regex.toString(), Pattern.DOTALL);
+    }
+
+    private static PolicyException refused(String rule, String why) {
+        return new PolicyException("approval rule '" + rule + "' cannot be read: " + why + ". Rules are written "
+                + "<allow|ask|deny> <tool> [on <machine>] [if <argument>=<glob>|^<prefix>|~<regex>], e.g. "
+                + "'allow run_shell if command^git status'");
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}
