@@ -4,6 +4,7 @@
  */
 module efferent.worker {
     requires efferent.core;
+    requires efferent.approval.policy;
     requires efferent.protocol;
     requires io.helidon.webclient.api;
     requires io.helidon.webclient.websocket;

@@ -362,7 +362,7 @@ public final class Agent implements Assistant, AutoCloseable {
     }
 
     /** The question for a held call: what will run, where, why it asks; allow once, allow always, deny. */
-    private OutgoingMessage.Prompt prompt(Task task, dev.efferent.approvals.Verdict verdict) {
+    private OutgoingMessage.Prompt prompt(Task task, dev.efferent.approvals.policy.Verdict verdict) {
         String where = task.targetWorker().flatMap(id -> router.workers().stream().filter(w -> w.id().equals(id))
                 .findFirst().map(WorkerInfo::name)).map(n -> " on " + n).orElse("");
         String id = task.id();

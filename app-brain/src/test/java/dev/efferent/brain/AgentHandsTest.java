@@ -164,6 +164,20 @@ class AgentHandsTest extends BrainFixture {
         call("POST", "/api/v1/tasks/nope/approve", "{\"always\":\"yes\"}", 400);
     }
 
+    @Test
+    void aMachinesOwnDenyRuleWinsOverTheBrainsAllow() throws Exception {
+        startBrain(true, Map.of("model.base-url", model.openAiBaseUrl(), "model.name", "scripted",
+                "approvals.rules", "allow run_shell"));
+        startWorker("laptop", dir.resolve("laptop-root"), Map.of(), "--deny", "run_shell if command^echo");
+        awaitWorker("laptop", true, 30);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"echo hi\"}"))
+                .then(r -> Step.Reply.text("Told: " + r.lastMessageText()));
+        String said = lastReply(say("own1", "say hi"));
+        assertTrue(said.startsWith("Told: Error: The task failed: refused by laptop's own rule 'deny run_shell if "
+                + "command^echo'"), said);
+        assertEquals("failed", lastTask().path("status").asText());
+    }
+
     private JsonNode lastTask() {
         JsonNode tasks = call("GET", "/api/v1/tasks?limit=100", null, 200).path("tasks");
         return task(tasks.get(tasks.size() - 1).path("id").asText());

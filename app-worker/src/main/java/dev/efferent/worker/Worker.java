@@ -60,6 +60,12 @@ final class Worker implements AutoCloseable {
     private volatile boolean stopping;
 
     Worker(WorkerSettings settings, String workerId, LocalToolExecutor executor, ProtocolCodec codec) {
+        this(settings, workerId, executor, codec, (tool, params) -> java.util.Optional.empty());
+    }
+
+    /** A worker whose own rules ({@code guard}) refuse some calls, whatever the brain allowed. */
+    Worker(WorkerSettings settings, String workerId, LocalToolExecutor executor, ProtocolCodec codec,
+           TaskRunner.Guard guard) {
         this.settings = settings;
         this.workerId = workerId;
         this.codec = codec;
@@ -85,7 +91,7 @@ final class Worker implements AutoCloseable {
                 journal.markRunning(dispatch.taskId());
                 children.taskStarting();
             }
-        });
+        }, guard);
         this.children = new ChildProcesses(settings.stateDir(), () -> runner.active() > 0);
         String platform = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).replace(' ', '-') + "-"
                 + System.getProperty("os.arch", "");

@@ -39,12 +39,16 @@ public final class WorkerMain {
               --state-dir DIR            worker id and result journal (default ~/.efferent/worker)
               --max-reconnect-attempts N give up after N failed attempts (default 0: never)
               --plugins-dir DIR          load tool plugins from DIR (repeatable; default ~/.efferent/plugins)
+              --deny RULE                refuse calls this rule covers, whatever the brain allows (repeatable),
+                                         e.g. --deny 'run_shell if command~.*rm -rf.*'
+              --deny-file FILE           more such rules, one a line
               --config FILE              a YAML configuration file
               --help                     show this help
             """;
 
     private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--secret-file", "--name",
-            "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config", "--plugins-dir");
+            "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config", "--plugins-dir", "--deny",
+            "--deny-file");
 
     private WorkerMain() {
     }
@@ -66,8 +70,12 @@ public final class WorkerMain {
         try {
             WorkerSettings settings = WorkerSettings.from(config);
             LocalToolExecutor executor = LocalTools.open(config, PluginLayers.fromConfig(config));
+            LocalRules rules = LocalRules.from(config, settings.name(), executor);
             Worker worker = new Worker(settings, WorkerIdentity.load(settings.stateDir()), executor,
-                    new ProtocolCodec(config.get("protocol.max-frame-bytes").asInt().orElse(1 << 20)));
+                    new ProtocolCodec(config.get("protocol.max-frame-bytes").asInt().orElse(1 << 20)), rules);
+            if (!rules.rules().isEmpty()) {
+                LOG.log(Level.INFO, "This machine's own rules, which the brain cannot loosen: {0}", rules.rules());
+            }
             LOG.log(Level.INFO, "Worker {0} starting: tools {1} under {2}, {3} slots", settings.name(),
                     executor.catalog().names(), executor.roots(), settings.maxConcurrency());
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -85,6 +93,7 @@ public final class WorkerMain {
         List<String> brains = new ArrayList<>();
         List<String> roots = new ArrayList<>();
         List<String> pluginDirs = new ArrayList<>();
+        List<String> denies = new ArrayList<>();
         Optional<Path> file = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
@@ -120,11 +129,19 @@ public final class WorkerMain {
                 case "--max-reconnect-attempts" -> overrides.put("worker.reconnect.max-attempts", value);
                 case "--config" -> file = Optional.of(Path.of(value));
                 case "--plugins-dir" -> pluginDirs.add(value);
+                case "--deny" -> denies.add(value);
+                case "--deny-file" -> overrides.put("worker.deny-file", value);
                 default -> throw new UsageException("unknown option '" + name + "'");
             }
         }
         if (!brains.isEmpty()) {
             overrides.put("worker.brain-urls", String.join(",", brains));
+        }
+        if (!denies.isEmpty()) {
+            // One rule per --deny; a rule may hold commas, so they are not joined into one value.
+            for (int n = 0; n < denies.size(); n++) {
+                overrides.put("worker.deny." + n, denies.get(n));
+            }
         }
         if (!pluginDirs.isEmpty()) {
             overrides.put("plugins.dirs", String.join(",", pluginDirs));

@@ -1,5 +1,9 @@
 package dev.efferent.approvals;
 
+import dev.efferent.approvals.policy.Decision;
+import dev.efferent.approvals.policy.Policy;
+import dev.efferent.approvals.policy.PolicyException;
+
 import dev.efferent.plugin.Settings;
 import dev.efferent.plugin.SettingsException;
 

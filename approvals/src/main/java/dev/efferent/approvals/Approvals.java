@@ -1,5 +1,12 @@
 package dev.efferent.approvals;
 
+import dev.efferent.approvals.policy.Call;
+import dev.efferent.approvals.policy.Decision;
+import dev.efferent.approvals.policy.Policy;
+import dev.efferent.approvals.policy.PolicyException;
+import dev.efferent.approvals.policy.Rule;
+import dev.efferent.approvals.policy.Verdict;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,6 +1,5 @@
 /**
- * The approval policy ({@link dev.efferent.approvals.Policy}): configured {@link dev.efferent.approvals.Rule}s,
- * checked deny, then ask, then allow, and defaults that run what only reads and ask before what may destroy.
- * The program applies it to every tool call, whoever asked for it; the model never sees a way around it.
+ * The calls held for a person's yes ({@link dev.efferent.approvals.Approvals}): the brain's policy, the answers
+ * (allow once, allow always, deny), the timeout and its fallback, and the record of each.
  */
 package dev.efferent.approvals;

@@ -40,6 +40,7 @@ public final class TaskRunner {
     private final LocalToolExecutor executor;
     private final int maxConcurrency;
     private final Listener listener;
+    private final Guard guard;
     /** Tasks whose result has not been sent. */
     private final Map<String, ToolExecution> running = new ConcurrentHashMap<>();
     /**
@@ -63,9 +64,25 @@ public final class TaskRunner {
      * @param listener       receives every reply, and hears when a task starts
      */
     public TaskRunner(LocalToolExecutor executor, int maxConcurrency, Listener listener) {
+        this(executor, maxConcurrency, listener, (tool, params) -> Optional.empty());
+    }
+
+    /**
+     * A runner that refuses the calls {@code guard} names a reason for, before they start: a machine's own rules,
+     * which whoever sent the call cannot loosen.
+     */
+    public TaskRunner(LocalToolExecutor executor, int maxConcurrency, Listener listener, Guard guard) {
         this.executor = executor;
         this.maxConcurrency = maxConcurrency;
         this.listener = listener;
+        this.guard = guard;
+    }
+
+    /** Why this machine refuses a call, if it does. */
+    @FunctionalInterface
+    public interface Guard {
+        /** The reason to refuse {@code tool} with {@code params}, in words for the person who asked; empty to run it. */
+        Optional<String> refusal(String tool, com.fasterxml.jackson.databind.node.ObjectNode params);
     }
 
     /** Handles a {@code task:dispatch} or {@code task:cancel}; other messages are not for it and are ignored. */
@@ -153,6 +170,12 @@ public final class TaskRunner {
             RejectReason reason = refusal.get().kind() == LocalToolExecutor.Refusal.Kind.UNKNOWN_TOOL
                     ? RejectReason.UNKNOWN_TOOL : RejectReason.BAD_PARAMS;
             listener.reply(new TaskRejected(d.taskId(), reason, refusal.get().message()));
+            return;
+        }
+        Optional<String> refused = guard.refusal(d.tool(), d.params());
+        if (refused.isPresent()) {
+            // The call cannot run as given here: the brain fails it with this reason, and does not retry it.
+            listener.reply(new TaskRejected(d.taskId(), RejectReason.BAD_PARAMS, refused.get()));
             return;
         }
         listener.starting(d);

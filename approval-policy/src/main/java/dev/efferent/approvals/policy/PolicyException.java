@@ -1,4 +1,4 @@
-package dev.efferent.approvals;
+package dev.efferent.approvals.policy;
 
 /** A policy that cannot be read: the message names the rule and how rules are written. */
 public class PolicyException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.efferent.approvals;
+package dev.efferent.approvals.policy;
 
 import java.util.Objects;
 

@@ -1,4 +1,4 @@
-package dev.efferent.approvals;
+package dev.efferent.approvals.policy;
 
 /** What the policy says about one call. Rules are checked in this order of strength: deny, then ask, then allow. */
 public enum Decision {

@@ -1,4 +1,4 @@
-package dev.efferent.approvals;
+package dev.efferent.approvals.policy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.tools.spi.ToolHints;
