@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.efferent.model.scripted.ScriptedModelServer;
+import dev.efferent.model.scripted.Step;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +29,7 @@ class TelegramChannelTest extends BrainFixture {
     private static final String TOKEN_PATH = "/bot123:abc";
     private final BlockingQueue<JsonNode> updates = new LinkedBlockingQueue<>();
     private final List<JsonNode> sent = new CopyOnWriteArrayList<>();
+    private final List<String> calls = new CopyOnWriteArrayList<>();
     private HttpServer bot;
 
     private void startFakeBotApi() throws IOException {
@@ -46,6 +50,12 @@ class TelegramChannelTest extends BrainFixture {
             sent.add(JSON.readTree(exchange.getRequestBody().readAllBytes()));
             respond(exchange, "{\"ok\":true,\"result\":{}}");
         });
+        for (String method : List.of("answerCallbackQuery", "editMessageReplyMarkup")) {
+            bot.createContext(TOKEN_PATH + "/" + method, exchange -> {
+                calls.add(method + " " + JSON.readTree(exchange.getRequestBody().readAllBytes()));
+                respond(exchange, "{\"ok\":true,\"result\":true}");
+            });
+        }
         bot.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
         bot.start();
     }
@@ -84,6 +94,45 @@ class TelegramChannelTest extends BrainFixture {
     void stopBot() {
         if (bot != null) {
             bot.stop(0);
+        }
+    }
+
+    @Test
+    void aQuestionComesWithButtonsAndAPressedButtonAnswersIt() throws Exception {
+        startFakeBotApi();
+        Files.createDirectories(brainRoot().resolve("build"));
+        try (ScriptedModelServer model = ScriptedModelServer.start()) {
+            model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                    .then(r -> Step.Reply.text("Cleaned up."));
+            startBrain(false, Map.of(
+                    "channels.telegram.enabled", "true",
+                    "channels.telegram.base-url", "http://127.0.0.1:" + bot.getAddress().getPort(),
+                    "channels.telegram.bot-token", "123:abc",
+                    "channels.telegram.allowed-chats", "42",
+                    "channels.telegram.poll-timeout", "1s",
+                    "model.base-url", model.openAiBaseUrl(),
+                    "model.name", "scripted"));
+            update(1, 42, "owner", "clean the build folder");
+            awaitSent(42, "Allow run_shell? Command: rm -rf build");
+            JsonNode question = sent.stream().filter(m -> m.path("text").asText().startsWith("Allow run_shell"))
+                    .findFirst().orElseThrow();
+            JsonNode buttons = question.path("reply_markup").path("inline_keyboard").get(0);
+            assertEquals(List.of("Allow once", "Allow always", "Deny"), List.of(buttons.get(0).path("text").asText(),
+                    buttons.get(1).path("text").asText(), buttons.get(2).path("text").asText()));
+            String once = buttons.get(0).path("callback_data").asText();
+            assertTrue(once.startsWith("/approve ") && once.endsWith(" once"), once);
+
+            updates.add(JSON.createObjectNode().put("update_id", 2).set("callback_query", JSON.createObjectNode()
+                    .put("id", "cb1").put("data", once)
+                    .<com.fasterxml.jackson.databind.node.ObjectNode>set("from", JSON.createObjectNode()
+                            .put("username", "owner"))
+                    .set("message", JSON.createObjectNode().put("message_id", 77)
+                            .set("chat", JSON.createObjectNode().put("id", 42)))));
+            awaitSent(42, "Cleaned up.");
+            assertTrue(Files.notExists(brainRoot().resolve("build")), "allowed from the button, it ran");
+            assertTrue(calls.stream().anyMatch(c -> c.startsWith("answerCallbackQuery") && c.contains("cb1")), calls.toString());
+            assertTrue(calls.stream().anyMatch(c -> c.startsWith("editMessageReplyMarkup") && c.contains("77")
+                    && c.contains("\"inline_keyboard\":[]")), "the buttons are removed: " + calls);
         }
     }
 

@@ -71,7 +71,11 @@ final class TelegramChannel implements Channel {
                 }
                 for (JsonNode update : body.path("result")) {
                     offset = Math.max(offset, update.path("update_id").asLong() + 1);
-                    handle(inbox, update.path("message"));
+                    if (update.has("callback_query")) {
+                        answered(inbox, update.path("callback_query"));
+                    } else {
+                        handle(inbox, update.path("message"));
+                    }
                 }
                 backoffMs = 1000;
             } catch (InterruptedException e) {
@@ -110,6 +114,28 @@ final class TelegramChannel implements Channel {
                 message.path("text").asText()));
     }
 
+    /**
+     * A button of a prompt was pressed: its command comes in as if typed, the button's spinner stops, and the
+     * buttons go, so that a question is answered once.
+     */
+    private void answered(Inbox inbox, JsonNode query) {
+        JsonNode message = query.path("message");
+        long chat = message.path("chat").path("id").asLong();
+        String data = query.path("data").asText("");
+        call("answerCallbackQuery", json.createObjectNode().put("callback_query_id", query.path("id").asText()));
+        if (!settings.allowedChats().contains(chat) || !data.startsWith("/")) {
+            LOG.log(Level.WARNING, "Ignored a Telegram button from chat {0}: not an allowed chat, or not a command",
+                    String.valueOf(chat));
+            return;
+        }
+        ObjectNode edit = json.createObjectNode().put("chat_id", chat)
+                .put("message_id", message.path("message_id").asLong());
+        edit.putObject("reply_markup").putArray("inline_keyboard");
+        call("editMessageReplyMarkup", edit);
+        String sender = query.path("from").path("username").asText(query.path("from").path("first_name").asText(""));
+        inbox.receive(new IncomingMessage(new Conversation(NAME, Long.toString(chat)), sender, data));
+    }
+
     @Override
     public void send(Conversation conversation, OutgoingMessage message) {
         if (message instanceof OutgoingMessage.Streamed s && !s.done()) {
@@ -117,6 +143,14 @@ final class TelegramChannel implements Channel {
             return;
         }
         long chat = Long.parseLong(conversation.id());
+        if (message instanceof OutgoingMessage.Prompt p && buttons(p)) {
+            // A question with buttons (an inline keyboard); each button sends its command back.
+            ObjectNode body = json.createObjectNode().put("chat_id", chat).put("text", cut(p.question()));
+            var row = body.putObject("reply_markup").putArray("inline_keyboard").addArray();
+            p.choices().forEach(c -> row.addObject().put("text", c.label()).put("callback_data", c.command()));
+            call("sendMessage", body);
+            return;
+        }
         String text = message instanceof OutgoingMessage.Image
                 ? message.text() + " (an image: open the web console to see it)" : message.text();
         for (int start = 0; start < text.length(); start += MAX_TEXT) {
@@ -124,20 +158,35 @@ final class TelegramChannel implements Channel {
         }
     }
 
+    /** Telegram carries at most 64 bytes of data a button. */
+    private static boolean buttons(OutgoingMessage.Prompt p) {
+        return p.choices().stream().allMatch(c -> c.command().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+                <= 64);
+    }
+
+    private static String cut(String text) {
+        return text.length() <= MAX_TEXT ? text : text.substring(0, MAX_TEXT - 1) + "…";
+    }
+
     private void sendText(long chat, String text) {
-        ObjectNode body = json.createObjectNode().put("chat_id", chat).put("text", text);
+        call("sendMessage", json.createObjectNode().put("chat_id", chat).put("text", text));
+    }
+
+    /** Calls a Bot API method; a failure is logged (a chat message lost), never thrown into the conversation. */
+    private void call(String method, ObjectNode body) {
+        long chat = body.path("chat_id").asLong();
         try {
-            HttpResponse<String> response = http.send(HttpRequest.newBuilder(settings.method("sendMessage"))
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(settings.method(method))
                     .timeout(Duration.ofSeconds(20))
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString(json.writeValueAsString(body))).build(),
                     HttpResponse.BodyHandlers.ofString());
             if (response.statusCode() != 200) {
-                LOG.log(Level.WARNING, "Telegram sendMessage to chat {0} answered {1}: {2}", String.valueOf(chat),
+                LOG.log(Level.WARNING, "Telegram {0} to chat {1} answered {2}: {3}", method, String.valueOf(chat),
                         response.statusCode(), response.body());
             }
         } catch (IOException e) {
-            LOG.log(Level.WARNING, "Telegram sendMessage to chat {0} failed: {1}", String.valueOf(chat), e.getMessage());
+            LOG.log(Level.WARNING, "Telegram {0} to chat {1} failed: {2}", method, String.valueOf(chat), e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
