@@ -68,6 +68,7 @@ public final class Agent implements Assistant, AutoCloseable {
     private final Toolbox toolbox;
     private final Approvals approvals;
     private final ObjectMapper json;
+    private final AskHuman askHuman;
     private final SystemPrompt prompt;
     private final Map<String, Usage> usage = new ConcurrentHashMap<>();
     private final AtomicReference<Usage> total = new AtomicReference<>(Usage.NONE);
@@ -99,6 +100,7 @@ public final class Agent implements Assistant, AutoCloseable {
         this.approvals = approvals;
         this.toolbox = new Toolbox(router, approvals, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
+        this.askHuman = new AskHuman(settings.humanTimeout(), json);
     }
 
     @Override
@@ -124,12 +126,18 @@ public final class Agent implements Assistant, AutoCloseable {
     }
 
     @Override
+    public boolean interject(IncomingMessage message) {
+        return askHuman.reply(message.conversation().key(), message.text());
+    }
+
+    @Override
     public List<String> help() {
         return List.of("/approve <id> [once|always] — let a call that waits for your yes run",
                 "/deny <id> [reason] — refuse it",
                 "/approvals — the calls waiting for your yes",
                 "/policy — which calls run, ask or are refused",
                 "/stop — end the assistant's running turn and cancel its tasks",
+                "/done [note] — tell the assistant that what it asked you to do is done",
                 "/new — start afresh: earlier messages are no longer sent to the model",
                 "/model — the language model in use",
                 "/usage — tokens used by this conversation and by all");
@@ -147,6 +155,8 @@ public final class Agent implements Assistant, AutoCloseable {
             case "/approvals" -> Optional.of(say(pending(key)));
             case "/policy" -> Optional.of(say(approvals.policy().describe()));
             case "/stop" -> Optional.of(say(stop(message.conversation())));
+            case "/done" -> Optional.of(say(askHuman.done(key, args.length > 1 ? text.substring(text.indexOf(' ') + 1)
+                    .strip() : "")));
             case "/new" -> {
                 contexts.reset(key);
                 yield Optional.of(say("Starting afresh: earlier messages are no longer sent to the model."));
@@ -272,7 +282,8 @@ public final class Agent implements Assistant, AutoCloseable {
             // Each step sees the machines as they are now: one may have come or gone since the last.
             List<WorkerInfo> workers = router.workers();
             Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(workers);
-            List<ModelTool> tools = catalogue.values().stream().map(Toolbox.Offered::tool).toList();
+            List<ModelTool> tools = new ArrayList<>(catalogue.values().stream().map(Toolbox.Offered::tool).toList());
+            tools.add(AskHuman.TOOL);
             String system = prompt.forConversation(turn.key(), workers);
             int budget = settings.maxContextTokens() - Messages.tokens(system)
                     - tools.stream().mapToInt(t -> Messages.tokens(t.description() + t.inputSchema())).sum();
@@ -310,6 +321,11 @@ public final class Agent implements Assistant, AutoCloseable {
         for (ToolCall call : calls) {
             if (r.stopped) {
                 throw new CancellationException("the turn was stopped");
+            }
+            if (call.name().equals(AskHuman.NAME)) {
+                answered.put(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
+                        askHuman.ask(turn.conversation, turn.replies, call), false));
+                continue;
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
             switch (toolbox.start(turn.key(), turn.id + ":" + turn.steps + ":" + call.id(), call, catalogue)) {

@@ -18,9 +18,10 @@ import java.util.Optional;
  *                           (default 16000)
  * @param parkTimeout        how long a parked turn waits for its tasks before it ends (default 24h)
  * @param systemPrompt       instructions that replace the built-in ones (the machine list is added either way)
+ * @param humanTimeout       how long {@code ask_human} waits for the person (default 10m)
  */
 public record AgentSettings(int maxSteps, int maxToolResultChars, int maxContextTokens, Duration parkTimeout,
-                            Optional<String> systemPrompt) {
+                            Optional<String> systemPrompt, Duration humanTimeout) {
 
     /** The defaults. */
     public static AgentSettings defaults() {
@@ -45,7 +46,8 @@ public record AgentSettings(int maxSteps, int maxToolResultChars, int maxContext
         }
         return new AgentSettings(atLeast(settings, "max-steps", 20, 1), atLeast(settings, "max-tool-result-chars", 8000, 100),
                 atLeast(settings, "max-context-tokens", 16000, 1000),
-                settings.getDuration("park-timeout", Duration.ofHours(24)), prompt);
+                settings.getDuration("park-timeout", Duration.ofHours(24)), prompt,
+                settings.getDuration("human-timeout", Duration.ofMinutes(10)));
     }
 
     private static int atLeast(Settings settings, String key, int defaultValue, int min) {

@@ -61,7 +61,15 @@ class AgentApprovalsTest {
         Files.createDirectories(root.resolve("build"));
     }
 
+    private void approvalsAndAgent(Map<String, String> agentSettings) {
+        startBrain(Map.of(), true, agentSettings);
+    }
+
     private void startBrain(Map<String, String> approvalSettings, boolean withChannel) {
+        startBrain(approvalSettings, withChannel, Map.of());
+    }
+
+    private void startBrain(Map<String, String> approvalSettings, boolean withChannel, Map<String, String> agentSettings) {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
@@ -71,7 +79,8 @@ class AgentApprovalsTest {
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC());
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(key -> Optional.ofNullable(
-                m.get(key)))), AgentSettings.defaults(), approvals, records, Clock.systemUTC());
+                m.get(key)))), AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
+                Clock.systemUTC());
         chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         if (withChannel) {
             chat.add(new Channel() {
@@ -227,5 +236,33 @@ class AgentApprovalsTest {
                 + "'deny run_shell if command~.*shutdown.*')"));
         assertTrue(router.tasks(Set.of(), 10).stream().map(Task::params).noneMatch(p -> p.contains("shutdown")),
                 "a denied call never becomes a task");
+    }
+
+    @Test
+    void askHumanWaitsForDoneOrAReplyAndGoesOnAfterTheTimeout() throws Exception {
+        approvalsAndAgent(Map.of("human-timeout", "1s"));
+        model.then(Step.Reply.call("ask_human", "{\"reason\":\"log in to the router page\"}"))
+                .then(r -> Step.Reply.text("heard: " + r.lastMessageText()));
+        var turn = chat.handle(new IncomingMessage(CHAT, "me", "set up the router"));
+        OutgoingMessage.Prompt asked = prompt();
+        assertTrue(asked.question().startsWith("The assistant needs you: log in to the router page"), asked.question());
+        assertEquals("/done", asked.choices().getFirst().command());
+        assertEquals("Thanks; the assistant goes on.", last(say(CHAT, "/done logged in")));
+        turn.get(10, TimeUnit.SECONDS);
+        assertEquals("heard: The user answered: logged in", last(chat.history(CHAT, 1)));
+
+        model.then(Step.Reply.call("ask_human", "{\"reason\":\"pick a colour\"}"))
+                .then(r -> Step.Reply.text("heard: " + r.lastMessageText()));
+        turn = chat.handle(new IncomingMessage(CHAT, "me", "paint it"));
+        prompt();
+        chat.handle(new IncomingMessage(CHAT, "me", "blue"));
+        turn.get(10, TimeUnit.SECONDS);
+        assertEquals("heard: The user answered: blue", last(chat.history(CHAT, 1)), "a reply is the answer");
+
+        model.then(Step.Reply.call("ask_human", "{\"reason\":\"solve the captcha\"}"))
+                .then(r -> Step.Reply.text("heard: " + r.lastMessageText()));
+        say(CHAT, "sign up");
+        assertEquals("heard: No response in 1s. Continuing autonomously.", last(chat.history(CHAT, 1)));
+        assertEquals("Nothing is waiting for you here.", last(say(CHAT, "/done")));
     }
 }

@@ -44,6 +44,14 @@ public interface Assistant {
         return Optional.empty();
     }
 
+    /**
+     * Offers text that is not a command to a turn that waits for the person (e.g. the agent asked for a hand):
+     * true when it took it, so that it starts no turn of its own. Called in the conversation's lane.
+     */
+    default boolean interject(IncomingMessage message) {
+        return false;
+    }
+
     /** Lines for {@code /help}, one per command this assistant owns, e.g. {@code /stop — end the running turn}. */
     default List<String> help() {
         return List.of();

@@ -171,6 +171,10 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         if (!CommandHandler.isCommand(message.text())) {
             keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(),
                     clock.instant()));
+            if (assistant.interject(message)) {
+                done.complete(List.copyOf(said));
+                return;
+            }
             turns.post(c.key(), () -> {
                 try {
                     assistant.onMessage(message, replies(c, said));
