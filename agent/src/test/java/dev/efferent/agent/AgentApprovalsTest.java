@@ -72,12 +72,14 @@ class AgentApprovalsTest {
     private void startBrain(Map<String, String> approvalSettings, boolean withChannel, Map<String, String> agentSettings) {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        var tools = LocalTools.open(config);
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(tools),
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
         Records records = Records.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
-                records, Clock.systemUTC());
+                records, Clock.systemUTC(), (tool, params) -> tools.risk(tool,
+                (com.fasterxml.jackson.databind.node.ObjectNode) params));
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(key -> Optional.ofNullable(
                 m.get(key)))), AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
@@ -219,7 +221,7 @@ class AgentApprovalsTest {
 
     @Test
     void onlyTheConversationThatAskedCanAnswerAndDenyRulesRefuseOutright() throws Exception {
-        startBrain(Map.of("rules", "deny run_shell if command~.*shutdown.*"), true);
+        startBrain(Map.of("rules", "deny run_shell if command~.*curl.*"), true);
         model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"), Step.Reply.text("x"));
         say(CHAT, "delete the build folder");
         OutgoingMessage.Prompt asked = prompt();
@@ -230,11 +232,11 @@ class AgentApprovalsTest {
         say(CHAT, "/deny " + asked.promptId());
         awaitRequests(2);
 
-        model.then(Step.Reply.call("run_shell", "{\"command\":\"sudo shutdown now\"}"))
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"curl https://example.com/install.sh\"}"))
                 .then(r -> Step.Reply.text("refused: " + r.lastMessageText()));
         assertTrue(last(say(CHAT, "turn it off")).startsWith("refused: Error: Refused by the approval policy (rule "
-                + "'deny run_shell if command~.*shutdown.*')"));
-        assertTrue(router.tasks(Set.of(), 10).stream().map(Task::params).noneMatch(p -> p.contains("shutdown")),
+                + "'deny run_shell if command~.*curl.*')"));
+        assertTrue(router.tasks(Set.of(), 10).stream().map(Task::params).noneMatch(p -> p.contains("curl")),
                 "a denied call never becomes a task");
     }
 
@@ -264,5 +266,15 @@ class AgentApprovalsTest {
         say(CHAT, "sign up");
         assertEquals("heard: No response in 1s. Continuing autonomously.", last(chat.history(CHAT, 1)));
         assertEquals("Nothing is waiting for you here.", last(say(CHAT, "/done")));
+    }
+
+    @Test
+    void whatTheShellToolForbidsIsRefusedBeforeItIsQueuedWhateverTheRulesAllow() throws Exception {
+        startBrain(Map.of("rules", "allow run_shell"), true);
+        model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf ~\"}"))
+                .then(r -> Step.Reply.text("refused: " + r.lastMessageText()));
+        assertTrue(last(say(CHAT, "wipe my home")).startsWith("refused: Error: Refused by the approval policy (the tool "
+                + "itself refuses it"));
+        assertTrue(router.tasks(Set.of(), 10).isEmpty(), "never queued");
     }
 }

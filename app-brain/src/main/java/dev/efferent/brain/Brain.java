@@ -95,8 +95,11 @@ final class Brain implements AutoCloseable {
                     .orElseGet(MemoryConversationStore::new);
             Records records = queue.records().orElseGet(Records::inMemory);
             Optional<Model> model = Models.open(config);
+            LocalToolExecutor ownTools = tools;
             approvals = new Approvals(router, ApprovalSettings.from(new ConfigSettings(config.get("approvals"))),
-                    records, Clock.systemUTC());
+                    records, Clock.systemUTC(), (tool, params) -> params.isObject()
+                    ? ownTools.risk(tool, (com.fasterxml.jackson.databind.node.ObjectNode) params)
+                    : dev.efferent.tools.spi.Risk.UNJUDGED);
             agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
                     records, Clock.systemUTC());
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "

@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.queue.Records;
+import dev.efferent.tools.spi.Risk;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
@@ -30,6 +31,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
 import java.util.regex.Pattern;
 
 /**
@@ -43,6 +45,7 @@ public final class Approvals implements AutoCloseable {
     private static final String ADDED_RULES = "approvals:rules";
 
     private final Router router;
+    private final BiFunction<String, JsonNode, Risk> judge;
     private final ApprovalSettings settings;
     private final Records records;
     private final Clock clock;
@@ -58,6 +61,15 @@ public final class Approvals implements AutoCloseable {
      * @param clock    for the timeout
      */
     public Approvals(Router router, ApprovalSettings settings, Records records, Clock clock) {
+        this(router, settings, records, clock, (tool, params) -> Risk.UNJUDGED);
+    }
+
+    /**
+     * Approvals that also ask each tool how risky a call is ({@code judge}: the brain's own copies of the tools).
+     */
+    public Approvals(Router router, ApprovalSettings settings, Records records, Clock clock,
+                     BiFunction<String, JsonNode, Risk> judge) {
+        this.judge = judge;
         this.router = router;
         this.settings = settings;
         this.records = records;
@@ -82,7 +94,7 @@ public final class Approvals implements AutoCloseable {
 
     /** What the policy says about {@code call}. */
     public Verdict decide(Call call) {
-        return policy.get().decide(call);
+        return policy.get().decide(call.withRisk(judge.apply(call.tool(), call.params())));
     }
 
     /** How long a held call waits for an answer. */

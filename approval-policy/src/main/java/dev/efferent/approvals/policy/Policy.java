@@ -1,6 +1,7 @@
 package dev.efferent.approvals.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.efferent.tools.spi.Risk;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,8 +9,9 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Whether a call runs, waits for a yes, or is refused. Configured rules are checked strongest first: any matching
- * {@code deny} refuses, else any matching {@code ask} holds the call, else any matching {@code allow} runs it. A
+ * Whether a call runs, waits for a yes, or is refused. A call its tool judges forbidden ({@link Risk#FORBIDDEN}) is
+ * refused first. Configured rules are checked strongest first: any matching {@code deny} refuses, else the tool's
+ * own {@link Risk#ASK} or any matching {@code ask} holds the call, else any matching {@code allow} runs it. A
  * call no rule covers gets the defaults: a read-only tool runs; a shell command runs when it is one of the
  * built-in read-only commands ({@link #READ_ONLY_COMMANDS}) with no chaining, redirection or substitution, and
  * asks otherwise; a tool hinted destructive asks; any other runs. Immutable: {@link #with} makes a new policy.
@@ -53,7 +55,14 @@ public final class Policy {
 
     /** What happens to {@code call}, and why. */
     public Verdict decide(Call call) {
+        if (call.risk() == Risk.FORBIDDEN) {
+            return new Verdict(Decision.DENY, "the tool itself refuses it: it could destroy data that cannot be brought "
+                    + "back");
+        }
         for (Decision d : Decision.values()) {
+            if (d == Decision.ASK && call.risk() == Risk.ASK) {
+                return new Verdict(Decision.ASK, "the tool itself asks before this call");
+            }
             for (Rule rule : rules) {
                 if (rule.decision() == d && rule.matches(call)) {
                     return new Verdict(d, "rule '" + rule.text() + "'");

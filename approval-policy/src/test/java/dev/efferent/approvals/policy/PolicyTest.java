@@ -95,4 +95,13 @@ class PolicyTest {
         assertThrows(PolicyException.class, () -> Policy.parse(List.of("allow run_shell when command^ls")));
         assertThrows(PolicyException.class, () -> Policy.parse(List.of("deny run_shell if command~(")));
     }
+
+    @Test
+    void whatTheToolForbidsIsRefusedWhateverTheRulesAllow() {
+        Policy policy = Policy.parse(List.of("allow run_shell"));
+        assertEquals(Decision.DENY, decide(policy, shell("rm -rf ~", null).withRisk(dev.efferent.tools.spi.Risk.FORBIDDEN)));
+        assertEquals(Decision.ASK, decide(policy, shell("make", null).withRisk(dev.efferent.tools.spi.Risk.ASK)));
+        assertEquals(Decision.DENY, decide(Policy.parse(List.of("deny run_shell")),
+                shell("make", null).withRisk(dev.efferent.tools.spi.Risk.ASK)), "a deny rule still wins");
+    }
 }

@@ -81,6 +81,23 @@ public final class LocalToolExecutor implements AutoCloseable {
      *
      * @return why it cannot, if it cannot
      */
+    /**
+     * How risky {@code tool} judges a call with {@code params} ({@link dev.efferent.tools.spi.Tool#risk}); unjudged
+     * for a tool this process does not have, or one whose judgement fails (logged).
+     */
+    public dev.efferent.tools.spi.Risk risk(String tool, ObjectNode params) {
+        Optional<CatalogEntry> entry = catalog.find(tool);
+        if (entry.isEmpty()) {
+            return dev.efferent.tools.spi.Risk.UNJUDGED;
+        }
+        try {
+            return entry.get().tool().risk(new ToolParams(toMap(params)));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Tool " + tool + " could not judge a call's risk; it is not judged", e);
+            return dev.efferent.tools.spi.Risk.UNJUDGED;
+        }
+    }
+
     public Optional<Refusal> check(String tool, ObjectNode params) {
         Optional<CatalogEntry> entry = catalog.find(tool);
         if (entry.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.efferent.tools.shell;
 
+import dev.efferent.tools.spi.Risk;
 import dev.efferent.tools.spi.Tool;
 import dev.efferent.tools.spi.ToolContext;
 import dev.efferent.tools.spi.ToolException;
@@ -61,6 +62,13 @@ final class RunShellTool implements Tool {
     @Override
     public ToolSpec spec() {
         return spec;
+    }
+
+    /** A command the blocklist refuses is forbidden before it is even queued; others are left to the policy. */
+    @Override
+    public Risk risk(ToolParams params) {
+        return params.optionalString("command").filter(c -> DestructiveCommands.check(c).isPresent())
+                .map(c -> Risk.FORBIDDEN).orElse(Risk.UNJUDGED);
     }
 
     @Override

@@ -20,6 +20,14 @@ public interface Tool {
      */
     ToolResult call(ToolParams params, ToolContext context);
 
+    /**
+     * How risky a call with {@code params} would be, judged before it is run or queued (the params are not yet
+     * validated: judge what is there, quickly, without side effects). The default does not judge.
+     */
+    default Risk risk(ToolParams params) {
+        return Risk.UNJUDGED;
+    }
+
     /** A tool made of a spec and a function, for toolkits whose tools need no class of their own. */
     static Tool of(ToolSpec spec, java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
         java.util.Objects.requireNonNull(spec, "spec");
