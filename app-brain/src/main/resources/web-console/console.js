@@ -135,7 +135,11 @@
         const b = el('button', 'choice', c.label);
         b.type = 'button';
         b.dataset.command = c.command;
-        b.addEventListener('click', () => say(c.command));
+        b.addEventListener('click', () => {
+          say(c.command);
+          // A question is answered once: its buttons go quiet.
+          bubble.querySelectorAll('button.choice').forEach((x) => { x.disabled = true; });
+        });
         bubble.appendChild(b);
       }
       return;

@@ -338,7 +338,7 @@ public final class Agent implements Assistant, AutoCloseable {
                     if (s.submission().outcome() == Submission.Outcome.HELD) {
                         // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
                         // its time ran out.
-                        approvals.asked(task, s.verdict());
+                        approvals.asked(task, s.verdict(), s.call());
                         if (host.reachable(turn.conversation)) {
                             told.add(prompt(task, s.verdict()));
                         } else {

@@ -87,7 +87,7 @@ final class Toolbox {
         record Answered(String content) implements Started {
         }
 
-        record Submitted(Submission submission, Verdict verdict) implements Started {
+        record Submitted(Submission submission, Verdict verdict, Call call) implements Started {
         }
     }
 
@@ -125,7 +125,8 @@ final class Toolbox {
                     + String.join("; ", problems) + ".");
         }
         Optional<String> machine = worker.or(() -> activeMachine(conversation));
-        Verdict verdict = approvals.decide(new Call(call.name(), hints(offered), params, machine));
+        Call judged = new Call(call.name(), hints(offered), params, machine);
+        Verdict verdict = approvals.decide(judged);
         if (verdict.decision() == Decision.DENY) {
             return new Started.Answered("Refused by the approval policy (" + verdict.why() + "); do not try "
                     + "another way around it.");
@@ -139,7 +140,7 @@ final class Toolbox {
             request = request.heldForApproval();
         }
         try {
-            return new Started.Submitted(router.submit(request), verdict);
+            return new Started.Submitted(router.submit(request), verdict, judged);
         } catch (RouterException e) {
             if (e.kind() == RouterException.Kind.BAD_REQUEST) {
                 return new Started.Answered("The call was refused: " + e.getMessage() + ".");

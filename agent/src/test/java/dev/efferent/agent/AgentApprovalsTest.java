@@ -166,8 +166,9 @@ class AgentApprovalsTest {
         model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"), Step.Reply.text("again"));
         say(CHAT, "once more");
         OutgoingMessage.Prompt again = prompt();
-        assertTrue(last(say(CHAT, "/approve " + again.promptId() + " always")).endsWith(
-                "From now on: allow run_shell if command~\\Qrm -rf build\\E."));
+        String always = last(say(CHAT, "/approve " + again.promptId() + " always"));
+        assertTrue(always.matches("(?s).*From now on: allow run_shell if #[0-9a-f]{16} \\(command: rm -rf build\\)\\."),
+                always);
         awaitRequests(4);
 
         Files.createDirectories(root.resolve("build"));

@@ -102,9 +102,10 @@ public final class Approvals implements AutoCloseable {
         return settings.timeout();
     }
 
-    /** Records that {@code task} was held, and why. */
-    public void asked(Task task, Verdict verdict) {
-        record(task.id(), json.createObjectNode().put("event", "asked").put("why", verdict.why()));
+    /** Records that {@code task}, made of {@code call}, was held, and why; "allow always" allows this exact call. */
+    public void asked(Task task, Verdict verdict, Call call) {
+        record(task.id(), json.createObjectNode().put("event", "asked").put("why", verdict.why())
+                .put("call", call.hash()).put("machine", call.machine().orElse("")));
     }
 
     /**
@@ -204,8 +205,30 @@ public final class Approvals implements AutoCloseable {
         return task;
     }
 
-    /** The rule "allow always" adds: this exact command, this exact path, or else this tool on this machine. */
+    /**
+     * The rule "allow always" adds: this exact call (tool, arguments, machine), said in words after its hash; for a
+     * task held without that record, this exact command, path, or else this tool on this machine.
+     */
     private String alwaysRule(Task task) {
+        String said = "";
+        try {
+            JsonNode args = json.readTree(task.params());
+            said = args.path("command").isTextual() ? "command: " + args.path("command").asText()
+                    : args.path("path").isTextual() ? "path: " + args.path("path").asText() : "";
+        } catch (IOException e) {
+            // Said without words.
+        }
+        for (JsonNode entry : audit(task.id())) {
+            if (entry.path("event").asText().equals("asked") && entry.path("call").isTextual()) {
+                String machine = entry.path("machine").asText("");
+                return "allow " + task.tool() + (machine.isEmpty() ? "" : " on " + machine) + " if #"
+                        + entry.path("call").asText() + (said.isEmpty() ? "" : " (" + said.replace(")", "") + ")");
+            }
+        }
+        return patternRule(task);
+    }
+
+    private String patternRule(Task task) {
         JsonNode params;
         try {
             params = json.readTree(task.params());

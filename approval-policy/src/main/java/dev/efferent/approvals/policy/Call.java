@@ -30,6 +30,39 @@ public record Call(String tool, ToolHints hints, JsonNode params, Optional<Strin
         this(tool, hints, params, machine, Risk.UNJUDGED);
     }
 
+    /**
+     * What this exact call is, as 16 hex digits of a SHA-256 over the tool, its arguments (keys sorted) and its
+     * machine: an approval of "this call" holds for nothing that differs by one character.
+     */
+    public String hash() {
+        try {
+            var digest = java.security.MessageDigest.getInstance("SHA-256");
+            String text = tool + "\n" + canonical(params) + "\n" + machine.orElse("");
+            byte[] sum = digest.digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(sum, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this JVM has no SHA-256", e);
+        }
+    }
+
+    /** JSON with every object's keys in order, so that one call has one text. */
+    private static String canonical(JsonNode node) {
+        if (node.isObject()) {
+            java.util.TreeMap<String, JsonNode> sorted = new java.util.TreeMap<>();
+            node.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue()));
+            StringBuilder s = new StringBuilder("{");
+            sorted.forEach((k, v) -> s.append(s.length() > 1 ? "," : "").append(
+                    com.fasterxml.jackson.databind.node.TextNode.valueOf(k)).append(':').append(canonical(v)));
+            return s.append('}').toString();
+        }
+        if (node.isArray()) {
+            StringBuilder s = new StringBuilder("[");
+            node.forEach(v -> s.append(s.length() > 1 ? "," : "").append(canonical(v)));
+            return s.append(']').toString();
+        }
+        return node.toString();
+    }
+
     /** This call, judged {@code risk} by its tool. */
     public Call withRisk(Risk risk) {
         return new Call(tool, hints, params, machine, risk);

@@ -13,15 +13,19 @@ import java.util.regex.PatternSyntaxException;
  * {@code allow run_shell if command^make test}, {@code ask write_file if path=/etc/**}, {@code deny * on prod}.
  * Tool and machine are globs ({@code *}); the argument test is {@code =} a glob ({@code *} within a path segment,
  * {@code **} across them), {@code ^} a prefix (whole words), or {@code ~} a regular expression (the whole value).
+ * {@code if #<hash>} covers one exact call ({@link Call#hash()}), as "allow always" adds; text in parentheses after
+ * it says what the call was and is not read.
  *
  * @param decision what a matching call gets
  * @param tool     which tools, as a glob
  * @param machine  which machines, as a glob; empty for any
  * @param argument the argument's name and the compiled test of its value; empty for any call
+ * @param exact    the {@link Call#hash()} of the one call it covers; empty for a rule by pattern
  * @param text     the rule as written, shown to people
  */
 public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, Optional<ArgumentTest> argument,
-                   String text) {
+                   Optional<String> exact, String text) {
+    private static final Pattern EXACT = Pattern.compile("#([0-9a-f]{16})(\\s+\\(.*\\))?", Pattern.DOTALL);
     /** Characters that chain, redirect or substitute in a shell: an allow rule never matches a command with them. */
     private static final Pattern SHELL_META = Pattern.compile("[;&|<>`\\n\\r]|\\$\\(");
     private static final Pattern ARGUMENT = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)([=^~])(.+)");
@@ -31,6 +35,7 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
         Objects.requireNonNull(tool, "tool");
         Objects.requireNonNull(machine, "machine");
         Objects.requireNonNull(argument, "argument");
+        Objects.requireNonNull(exact, "exact");
         Objects.requireNonNull(text, "text");
     }
 
@@ -70,7 +75,11 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
             rest = on.length > 1 ? on[1].strip() : "";
         }
         Optional<ArgumentTest> argument = Optional.empty();
-        if (rest.startsWith("if ")) {
+        Optional<String> exact = Optional.empty();
+        var hash = EXACT.matcher(rest.startsWith("if ") ? rest.substring(3).strip() : "");
+        if (hash.matches()) {
+            exact = Optional.of(hash.group(1));
+        } else if (rest.startsWith("if ")) {
             var m = ARGUMENT.matcher(rest.substring(3).strip());
             if (!m.matches()) {
                 throw refused(rule, "the test after 'if' must be <argument>=<glob>, <argument>^<prefix> or "
@@ -92,7 +101,7 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
         } else if (!rest.isEmpty()) {
             throw refused(rule, "'" + rest + "' is neither 'on <machine>' nor 'if <test>'");
         }
-        return new Rule(decision, tool, machine, argument, rule);
+        return new Rule(decision, tool, machine, argument, exact, rule);
     }
 
     /** Whether this rule covers {@code call}. */
@@ -102,6 +111,9 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
         }
         if (machine.isPresent() && (call.machine().isEmpty() || !machine.get().matcher(call.machine().get()).matches())) {
             return false;
+        }
+        if (exact.isPresent()) {
+            return exact.get().equals(call.hash());
         }
         if (argument.isEmpty()) {
             return true;
@@ -141,7 +153,7 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
 
     private static PolicyException refused(String rule, String why) {
         return new PolicyException("approval rule '" + rule + "' cannot be read: " + why + ". Rules are written "
-                + "<allow|ask|deny> <tool> [on <machine>] [if <argument>=<glob>|^<prefix>|~<regex>], e.g. "
+                + "<allow|ask|deny> <tool> [on <machine>] [if <argument>=<glob>|^<prefix>|~<regex>|#<call>], e.g. "
                 + "'allow run_shell if command^git status'");
     }
 

@@ -89,7 +89,7 @@ class PolicyTest {
     void badRulesAreNamedWithHowToWriteThem() {
         PolicyException e = assertThrows(PolicyException.class, () -> Policy.parse(List.of("maybe run_shell")));
         assertEquals("approval rule 'maybe run_shell' cannot be read: 'maybe' is not allow, ask or deny. Rules are "
-                + "written <allow|ask|deny> <tool> [on <machine>] [if <argument>=<glob>|^<prefix>|~<regex>], e.g. "
+                + "written <allow|ask|deny> <tool> [on <machine>] [if <argument>=<glob>|^<prefix>|~<regex>|#<call>], e.g. "
                 + "'allow run_shell if command^git status'", e.getMessage());
         assertThrows(PolicyException.class, () -> Policy.parse(List.of("allow")));
         assertThrows(PolicyException.class, () -> Policy.parse(List.of("allow run_shell when command^ls")));
@@ -103,5 +103,22 @@ class PolicyTest {
         assertEquals(Decision.ASK, decide(policy, shell("make", null).withRisk(dev.efferent.tools.spi.Risk.ASK)));
         assertEquals(Decision.DENY, decide(Policy.parse(List.of("deny run_shell")),
                 shell("make", null).withRisk(dev.efferent.tools.spi.Risk.ASK)), "a deny rule still wins");
+    }
+
+    @Test
+    void anExactRuleCoversOneCallToTheCharacter() {
+        Call call = new Call("run_shell", DESTRUCTIVE, JSON.createObjectNode().put("command", "rm -rf build")
+                .put("cwd", "app"), Optional.of("laptop"));
+        Policy policy = Policy.parse(List.of("allow run_shell if #" + call.hash() + " (command: rm -rf build)"));
+        assertEquals(Decision.ALLOW, decide(policy, call));
+        Call sameOtherOrder = new Call("run_shell", DESTRUCTIVE, JSON.createObjectNode().put("cwd", "app")
+                .put("command", "rm -rf build"), Optional.of("laptop"));
+        assertEquals(Decision.ALLOW, decide(policy, sameOtherOrder), "the order of the arguments does not matter");
+        assertEquals(Decision.ASK, decide(policy, new Call("run_shell", DESTRUCTIVE, JSON.createObjectNode()
+                .put("command", "rm -rf build2").put("cwd", "app"), Optional.of("laptop"))), "one character more");
+        assertEquals(Decision.ASK, decide(policy, new Call("run_shell", DESTRUCTIVE, JSON.createObjectNode()
+                .put("command", "rm -rf build").put("cwd", "/"), Optional.of("laptop"))), "another directory");
+        assertEquals(Decision.ASK, decide(policy, new Call("run_shell", DESTRUCTIVE, JSON.createObjectNode()
+                .put("command", "rm -rf build").put("cwd", "app"), Optional.of("server"))), "another machine");
     }
 }
