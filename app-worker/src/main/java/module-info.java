@@ -4,7 +4,7 @@
  */
 module efferent.worker {
     requires efferent.core;
-    requires efferent.approval.policy;
+    requires efferent.approvals.policy;
     requires efferent.protocol;
     requires io.helidon.webclient.api;
     requires io.helidon.webclient.websocket;

@@ -3,7 +3,7 @@
  * from rules and the tool's own hints, never by the model. The brain applies it to every call the assistant makes;
  * a worker applies its own deny rules to every call it receives.
  */
-module efferent.approval.policy {
+module efferent.approvals.policy {
     requires transitive efferent.tools.spi;
     requires transitive com.fasterxml.jackson.databind;
 

@@ -3,7 +3,7 @@
  * record of each, kept beside the tasks.
  */
 module efferent.approvals {
-    requires transitive efferent.approval.policy;
+    requires transitive efferent.approvals.policy;
     requires transitive efferent.router;
 
     exports dev.efferent.approvals;

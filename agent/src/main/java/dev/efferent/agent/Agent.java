@@ -335,7 +335,7 @@ public final class Agent implements Assistant, AutoCloseable {
                     Task task = s.submission().task();
                     r.tasks.add(task.id());
                     ParkedTurns.Pending pending = new ParkedTurns.Pending(call.id(), call.name(), task.id());
-                    if (s.submission().outcome() == Submission.Outcome.HELD) {
+                    if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL) {
                         // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
                         // its time ran out.
                         approvals.asked(task, s.verdict(), s.call());
@@ -384,7 +384,8 @@ public final class Agent implements Assistant, AutoCloseable {
         String id = task.id();
         return new OutgoingMessage.Prompt(id, "Allow " + task.tool() + where + "? " + shown(task) + "\nIt asks "
                 + "because: " + verdict.why() + ". No answer in " + DurationText.of(approvals.timeout())
-                + " means no (task " + id + ").", List.of(
+                + (approvals.fallback() == dev.efferent.approvals.policy.Decision.ALLOW ? " means yes" : " means no")
+                + " (task " + id + ").", List.of(
                 new OutgoingMessage.Prompt.Choice("Allow once", "/approve " + id + " once"),
                 new OutgoingMessage.Prompt.Choice("Allow always", "/approve " + id + " always"),
                 new OutgoingMessage.Prompt.Choice("Deny", "/deny " + id)));
@@ -396,10 +397,12 @@ public final class Agent implements Assistant, AutoCloseable {
         try {
             var args = json.readTree(params);
             if (args.path("command").isTextual()) {
-                return "Command: " + args.path("command").asText();
+                return "Command: " + args.path("command").asText()
+                        + (args.path("cwd").isTextual() ? " (in " + args.path("cwd").asText() + ")" : "");
             }
             if (args.path("path").isTextual()) {
-                return "Path: " + args.path("path").asText();
+                return "Path: " + args.path("path").asText() + (args.path("content").isTextual()
+                        ? " (" + args.path("content").asText().length() + " characters to write)" : "");
             }
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             // Shown as stored.

@@ -124,9 +124,22 @@ final class Toolbox {
             return new Started.Answered("The arguments do not match the schema of " + call.name() + ": "
                     + String.join("; ", problems) + ".");
         }
-        Optional<String> machine = worker.or(() -> activeMachine(conversation));
+        // Judged for every machine the call could run on: the named one, else any that has the tool (the active
+        // machine is only preferred), and the strictest answer holds, so that "deny * on prod" cannot be dodged.
+        Optional<String> named = worker.map(this::machineName);
+        List<String> candidates = named.map(List::of).orElse(offered.machines());
+        Optional<String> machine = named.or(() -> candidates.size() == 1 ? Optional.of(candidates.getFirst())
+                : Optional.empty());
         Call judged = new Call(call.name(), hints(offered), params, machine);
         Verdict verdict = approvals.decide(judged);
+        if (machine.isEmpty()) {
+            for (String candidate : candidates) {
+                Verdict there = approvals.decide(new Call(call.name(), hints(offered), params, Optional.of(candidate)));
+                if (there.decision().compareTo(verdict.decision()) < 0) {
+                    verdict = there;
+                }
+            }
+        }
         if (verdict.decision() == Decision.DENY) {
             return new Started.Answered("Refused by the approval policy (" + verdict.why() + "); do not try "
                     + "another way around it.");
@@ -135,6 +148,9 @@ final class Toolbox {
                 .withIdempotencyKey(dev.efferent.conversations.Assistant.TASK_KEY_PREFIX + callKey);
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
+        } else if (verdict.decision() == Decision.ASK && machine.isPresent()) {
+            // A yes is for this machine: the held call runs there and nowhere else.
+            request = request.onWorker(machine.get());
         }
         if (verdict.decision() == Decision.ASK) {
             request = request.heldForApproval();
@@ -154,10 +170,10 @@ final class Toolbox {
         return new ToolHints(d.readOnly(), d.destructive(), d.idempotent(), d.openWorld());
     }
 
-    /** The name of the machine the conversation made active, if any. */
-    private Optional<String> activeMachine(String conversation) {
-        return router.activeWorker(conversation).flatMap(id -> router.workers().stream()
-                .filter(w -> w.id().equals(id) || w.name().equals(id)).findFirst().map(WorkerInfo::name));
+    /** A machine as the model named it (a name or an id), by its name; as given if no machine has it. */
+    private String machineName(String given) {
+        return router.workers().stream().filter(w -> w.id().equals(given) || w.name().equals(given)).findFirst()
+                .map(WorkerInfo::name).orElse(given);
     }
 
     /** The tool's schema, compiled once per descriptor; empty if it cannot be (the worker's check still applies). */

@@ -150,7 +150,7 @@ class AgentApprovalsTest {
                 .then(r -> Step.Reply.text("deleted: " + r.lastMessageText().strip()));
         say(CHAT, "delete the build folder");
         OutgoingMessage.Prompt asked = prompt();
-        assertTrue(asked.question().startsWith("Allow run_shell? Command: rm -rf build\nIt asks because: shell "
+        assertTrue(asked.question().startsWith("Allow run_shell on brain? Command: rm -rf build\nIt asks because: shell "
                 + "commands ask"), asked.question());
         assertEquals(List.of("/approve " + asked.promptId() + " once", "/approve " + asked.promptId() + " always",
                 "/deny " + asked.promptId()), asked.choices().stream().map(OutgoingMessage.Prompt.Choice::command).toList());
@@ -159,6 +159,9 @@ class AgentApprovalsTest {
 
         assertTrue(last(say(CHAT, "/approve " + asked.promptId() + " once")).startsWith("Allowed run_shell ("));
         awaitRequests(2);
+        assertTrue(last(say(CHAT, "/deny " + asked.promptId())).startsWith("Task " + asked.promptId()
+                + " is not waiting for approval"), "an answer that comes second changes nothing");
+        assertEquals(TaskStatus.COMPLETED, router.task(asked.promptId()).orElseThrow().status());
         assertTrue(Files.notExists(root.resolve("build")), "allowed once, it ran");
         assertEquals("approved", approvals.audit(asked.promptId()).get(1).path("event").asText());
 

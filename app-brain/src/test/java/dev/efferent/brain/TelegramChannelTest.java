@@ -113,7 +113,7 @@ class TelegramChannelTest extends BrainFixture {
                     "model.base-url", model.openAiBaseUrl(),
                     "model.name", "scripted"));
             update(1, 42, "owner", "clean the build folder");
-            awaitSent(42, "Allow run_shell? Command: rm -rf build");
+            awaitSent(42, "Allow run_shell on brain? Command: rm -rf build");
             JsonNode question = sent.stream().filter(m -> m.path("text").asText().startsWith("Allow run_shell"))
                     .findFirst().orElseThrow();
             JsonNode buttons = question.path("reply_markup").path("inline_keyboard").get(0);

@@ -74,17 +74,31 @@ public final class Approvals implements AutoCloseable {
         this.settings = settings;
         this.records = records;
         this.clock = clock;
+        this.policy = new AtomicReference<>(withAddedRules());
+        long every = Math.max(500, Math.min(30_000, settings.timeout().toMillis() / 4));
+        timer.scheduleWithFixedDelay(this::expire, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** The configured rules and those people added with "allow always" (here or on another brain of the database). */
+    private Policy withAddedRules() {
         Policy p = settings.policy();
+        java.util.Set<String> seen = new java.util.HashSet<>();
         for (String added : records.tail(ADDED_RULES, 1_000)) {
+            if (!seen.add(added)) {
+                continue;
+            }
             try {
                 p = p.with(Rule.parse(added));
             } catch (PolicyException e) {
                 LOG.log(Level.WARNING, "A rule added by allow always cannot be read and is left out: {0}", e.getMessage());
             }
         }
-        this.policy = new AtomicReference<>(p);
-        long every = Math.max(500, Math.min(30_000, settings.timeout().toMillis() / 4));
-        timer.scheduleWithFixedDelay(this::expire, every, every, TimeUnit.MILLISECONDS);
+        return p;
+    }
+
+    /** What an unanswered call gets. */
+    public Decision fallback() {
+        return settings.fallback();
     }
 
     /** The policy now: the configured rules and those added since. */
@@ -121,15 +135,18 @@ public final class Approvals implements AutoCloseable {
      */
     public String approve(String taskId, String by, boolean always, Optional<String> participant) {
         Task task = held(taskId, participant);
+        Submission s = router.approve(taskId);
         String added = "";
         if (always) {
+            // Only once the approval holds: an answer that came too late adds no rule.
             Rule rule = Rule.parse(alwaysRule(task));
-            policy.updateAndGet(p -> p.with(rule));
-            records.append(ADDED_RULES, rule.text(), 1_000);
+            if (policy.get().rules().stream().noneMatch(r -> r.text().equals(rule.text()))) {
+                policy.updateAndGet(p -> p.with(rule));
+                records.append(ADDED_RULES, rule.text(), 1_000);
+                LOG.log(Level.INFO, "Approval rule added by {0}: {1}", by, rule.text());
+            }
             added = " From now on: " + rule.text() + ".";
-            LOG.log(Level.INFO, "Approval rule added by {0}: {1}", by, rule.text());
         }
-        Submission s = router.approve(taskId);
         record(taskId, json.createObjectNode().put("event", "approved").put("by", by)
                 .put("choice", always ? "always" : "once"));
         LOG.log(Level.INFO, "Task {0} ({1}) allowed {2} by {3}", taskId, task.tool(), always ? "always" : "once", by);
@@ -149,7 +166,7 @@ public final class Approvals implements AutoCloseable {
     public String deny(String taskId, String by, String reason, Optional<String> participant) {
         Task task = held(taskId, participant);
         String why = "denied by the user" + (reason.isBlank() ? "" : ": " + reason.strip());
-        router.cancel(taskId, why);
+        router.deny(taskId, why);
         record(taskId, json.createObjectNode().put("event", "denied").put("by", by).put("reason", reason.strip()));
         LOG.log(Level.INFO, "Task {0} ({1}) denied by {2}", taskId, task.tool(), by);
         return "Denied " + task.tool() + " (" + taskId + ").";
@@ -220,9 +237,9 @@ public final class Approvals implements AutoCloseable {
         }
         for (JsonNode entry : audit(task.id())) {
             if (entry.path("event").asText().equals("asked") && entry.path("call").isTextual()) {
-                String machine = entry.path("machine").asText("");
-                return "allow " + task.tool() + (machine.isEmpty() ? "" : " on " + machine) + " if #"
-                        + entry.path("call").asText() + (said.isEmpty() ? "" : " (" + said.replace(")", "") + ")");
+                // The machine is in the hash: the rule needs no "on", which a worker's name could not always be.
+                return "allow " + task.tool() + " if #" + entry.path("call").asText()
+                        + (said.isEmpty() ? "" : " (" + said.replace(")", "").replace("\n", " ") + ")");
             }
         }
         return patternRule(task);
@@ -247,6 +264,7 @@ public final class Approvals implements AutoCloseable {
 
     private void expire() {
         try {
+            policy.set(withAddedRules());
             Instant cutoff = clock.instant().minus(settings.timeout());
             for (Task t : router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500)) {
                 if (t.createdAt().isBefore(cutoff)) {
@@ -263,13 +281,13 @@ public final class Approvals implements AutoCloseable {
             if (settings.fallback() == Decision.ALLOW) {
                 router.approve(task.id());
             } else {
-                router.cancel(task.id(), why + "; denied by default (approvals.fallback)");
+                router.deny(task.id(), why + "; denied by default (approvals.fallback)");
             }
             record(task.id(), json.createObjectNode().put("event", "expired").put("why", why)
                     .put("fallback", settings.fallback().name().toLowerCase(java.util.Locale.ROOT)));
         } catch (RouterException e) {
-            // Answered meanwhile: the answer stands.
-            LOG.log(Level.DEBUG, "Task {0} was answered before its fallback: {1}", task.id(), e.getMessage());
+            // Answered meanwhile (here or on another brain): the answer stands, the fallback does nothing.
+            LOG.log(Level.INFO, "Task {0} was answered before its fallback applied: {1}", task.id(), e.getMessage());
         }
     }
 

@@ -14,7 +14,8 @@ import java.util.Set;
 public interface TaskQueue extends AutoCloseable {
 
     /**
-     * Adds a task as {@link TaskStatus#QUEUED}, and says whether it did: with an idempotency key already used, it
+     * Adds a task as {@link TaskStatus#QUEUED} ({@link TaskStatus#AWAITING_APPROVAL} when held), and says whether it
+     * did: with an idempotency key already used, it
      * returns the task that key created instead (whatever its status), adds nothing, and says so.
      */
     Enqueued add(NewTask task);
@@ -40,9 +41,16 @@ public interface TaskQueue extends AutoCloseable {
 
     /**
      * A person allowed a held task: {@code AWAITING_APPROVAL → QUEUED}; from then on it is claimed like any other
-     * (by a worker that connects later, too). Cancel a held task to deny it.
+     * (by a worker that connects later, too).
      */
     Task approve(String taskId);
+
+    /**
+     * A person refused a held task, or no one answered in time: {@code AWAITING_APPROVAL → CANCELLED} with
+     * {@code reason}. Unlike {@link #cancel}, it changes nothing once the task was approved: an answer that comes
+     * second loses.
+     */
+    Task deny(String taskId, String reason);
 
     /** The worker accepted a claimed task: {@code CLAIMED → RUNNING}, lease renewed. Only the lease owner may. */
     Task start(String taskId, String workerId, Duration lease);

@@ -6,6 +6,7 @@ import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
 
@@ -126,6 +127,22 @@ final class Admission {
         }
         LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
         return dispatchNow(queued, queued.requester());
+    }
+
+    /** A held task refused, or left unanswered: cancelled, unless it was approved meanwhile (CONFLICT then). */
+    Task deny(String taskId, String reason) {
+        Task denied;
+        try {
+            denied = queue.deny(taskId, reason);
+        } catch (TaskNotFoundException e) {
+            throw new RouterException(RouterException.Kind.NOT_FOUND, "no task with id '" + taskId + "'");
+        } catch (IllegalTransitionException e) {
+            throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is not waiting for approval "
+                    + "(it is " + e.current().name().toLowerCase(java.util.Locale.ROOT) + ")");
+        }
+        LOG.log(Level.INFO, "Task {0} ({1}) not approved: {2}", taskId, denied.tool(), reason);
+        state.finished(denied);
+        return denied;
     }
 
     Task cancel(String taskId, String reason) {

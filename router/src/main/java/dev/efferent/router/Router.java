@@ -137,6 +137,15 @@ public final class Router implements AutoCloseable {
     }
 
     /**
+     * Refuses a task held for approval: it is cancelled with {@code reason}, unless it was approved meanwhile.
+     *
+     * @throws RouterException NOT_FOUND for an unknown id, CONFLICT for a task that is not waiting for approval
+     */
+    public Task deny(String taskId, String reason) {
+        return call(() -> admission.deny(taskId, reason));
+    }
+
+    /**
      * Cancels a queued or running task; a running one is told to stop.
      *
      * @throws RouterException NOT_FOUND for an unknown id, CONFLICT for a finished task

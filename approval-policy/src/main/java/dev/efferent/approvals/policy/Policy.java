@@ -19,11 +19,16 @@ import java.util.regex.Pattern;
 public final class Policy {
     /** The shell commands that run without asking, when nothing follows them but arguments. */
     public static final List<String> READ_ONLY_COMMANDS = List.of("ls", "cat", "pwd", "echo", "head", "tail", "wc",
-            "grep", "rg", "tree", "stat", "file", "du", "df", "uname", "whoami", "id", "date", "uptime", "which",
-            "hostname", "ps", "free", "git status", "git log", "git diff", "git show", "git branch", "git remote -v");
+            "grep", "stat", "file", "du", "df", "uname", "whoami", "id", "date", "uptime", "which", "hostname", "ps",
+            "free", "git status");
+    /**
+     * What makes a listed command more than a read: options that write a file or run a program ({@code -o},
+     * {@code --output}, {@code --pre}, {@code -exec}), and the brain's own secrets.
+     */
+    private static final Pattern NOT_A_READ = Pattern.compile("(^|\\s)(-o|--output\\S*|--pre\\S*|-exec\\S*|-delete)"
+            + "(\\s|=|$)|\\.efferent\\b|api-token|worker-secret");
     /** The tool whose {@code command} argument is a shell command. */
     static final String SHELL = "run_shell";
-    private static final Pattern SHELL_META = Pattern.compile("[;&|<>`\\n\\r]|\\$\\(");
 
     private final List<Rule> rules;
 
@@ -60,6 +65,14 @@ public final class Policy {
                     + "back");
         }
         for (Decision d : Decision.values()) {
+            if (d == Decision.ASK) {
+                // A person's "allow always" for this exact call beats a rule or a tool that would ask again.
+                for (Rule rule : rules) {
+                    if (rule.decision() == Decision.ALLOW && rule.exact().isPresent() && rule.matches(call)) {
+                        return new Verdict(Decision.ALLOW, "you allowed this exact call always");
+                    }
+                }
+            }
             if (d == Decision.ASK && call.risk() == Risk.ASK) {
                 return new Verdict(Decision.ASK, "the tool itself asks before this call");
             }
@@ -86,8 +99,8 @@ public final class Policy {
 
     /** One of the read-only commands, with nothing chained, redirected or substituted. */
     static boolean readOnly(String command) {
-        String c = command.strip();
-        if (SHELL_META.matcher(c).find()) {
+        String c = Rule.normalizedCommand(command);
+        if (Rule.chains(c) || NOT_A_READ.matcher(c).find()) {
             return false;
         }
         return READ_ONLY_COMMANDS.stream().anyMatch(p -> c.equals(p) || c.startsWith(p + " ") || c.startsWith(p + "\t"));

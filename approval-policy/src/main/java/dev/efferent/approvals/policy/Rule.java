@@ -122,14 +122,85 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
         if (value == null || !value.isValueNode()) {
             return false;
         }
-        String text = value.asText();
-        if (decision == Decision.ALLOW && argument.get().loose() && argument.get().name().equals("command")
-                && SHELL_META.matcher(text).find()) {
+        String name = argument.get().name();
+        String text = name.equals("command") ? normalizedCommand(value.asText())
+                : name.equals("path") || name.equals("cwd") ? normalizedPath(value.asText()) : value.asText();
+        if (decision == Decision.ALLOW && argument.get().loose() && name.equals("command") && chains(text)) {
             // "allow run_shell if command^ls" must not allow "ls; rm -rf ~"; a regular expression says exactly
             // what it allows.
             return false;
         }
-        return argument.get().value().matcher(text).matches();
+        try {
+            return argument.get().value().matcher(new Budgeted(text)).matches();
+        } catch (Budgeted.Exhausted e) {
+            // A pattern that takes too long on this text: a deny or ask rule covers it, an allow rule does not.
+            return decision != Decision.ALLOW;
+        }
+    }
+
+    /** Whether a shell command chains, redirects or substitutes. */
+    static boolean chains(String command) {
+        return SHELL_META.matcher(command).find();
+    }
+
+    /** A command as rules see it: blanks around and between words made one space. */
+    static String normalizedCommand(String command) {
+        return command.strip().replaceAll("[ \\t]+", " ");
+    }
+
+    /** A path as rules see it: {@code //etc/./x} is {@code /etc/x}; {@code a/../b} is {@code b}. */
+    static String normalizedPath(String path) {
+        String p = path.strip();
+        try {
+            String n = java.nio.file.Path.of(p).normalize().toString();
+            return n.isEmpty() ? "." : n;
+        } catch (java.nio.file.InvalidPathException e) {
+            return p;
+        }
+    }
+
+    /** Text for a regular expression that gives up after a million character reads: a rule cannot hang a thread. */
+    private static final class Budgeted implements CharSequence {
+        private static final class Exhausted extends RuntimeException {
+            Exhausted() {
+                super("pattern budget exhausted", null, false, false);
+            }
+        }
+
+        private final String text;
+        private final int[] reads;
+
+        Budgeted(String text) {
+            this(text, new int[]{1_000_000});
+        }
+
+        private Budgeted(String text, int[] reads) {
+            this.text = text;
+            this.reads = reads;
+        }
+
+        @Override
+        public int length() {
+            return text.length();
+        }
+
+        @Override
+        public char charAt(int index) {
+            if (--reads[0] < 0) {
+                throw new Exhausted();
+            }
+            return text.charAt(index);
+        }
+
+        @Override
+        public CharSequence subSequence(int start, int end) {
+            return new Budgeted(text.substring(start, end), reads);
+        }
+
+        @Override
+        public String toString() {
+            return text;
+        }
     }
 
     /** A glob as a pattern: {@code *} (within a path segment where {@code paths}), {@code **}, {@code ?}. */

@@ -9,6 +9,7 @@ import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The policy decides as a person configured it; the defaults ask before anything that may destroy. */
 class PolicyTest {
@@ -120,5 +121,34 @@ class PolicyTest {
                 .put("command", "rm -rf build").put("cwd", "/"), Optional.of("laptop"))), "another directory");
         assertEquals(Decision.ASK, decide(policy, new Call("run_shell", DESTRUCTIVE, JSON.createObjectNode()
                 .put("command", "rm -rf build").put("cwd", "app"), Optional.of("server"))), "another machine");
+    }
+
+    @Test
+    void readsThatWriteOrReadTheBrainsSecretsAsk() {
+        Policy none = Policy.parse(List.of());
+        assertEquals(Decision.ASK, decide(none, shell("cat ~/.efferent/brain/api-token", null)));
+        assertEquals(Decision.ASK, decide(none, shell("git log --output=/tmp/x", null)));
+        assertEquals(Decision.ASK, decide(none, shell("rg --pre ./evil pattern", null)));
+        assertEquals(Decision.ALLOW, decide(none, shell("  cat   notes.txt ", null)));
+    }
+
+    @Test
+    void spellingDoesNotDodgeADenyRule() {
+        Policy policy = Policy.parse(List.of("deny run_shell if command^rm", "deny write_file if path=/etc/**"));
+        assertEquals(Decision.DENY, decide(policy, shell("   rm    -rf build", null)));
+        Call etc = new Call("write_file", ToolHints.MUTATING, JSON.createObjectNode().put("path", "//etc/./ssh/../hosts"),
+                Optional.empty());
+        assertEquals(Decision.DENY, decide(policy, etc));
+    }
+
+    @Test
+    void aRuleWhosePatternTakesTooLongFailsSafe() {
+        String slow = "a".repeat(40) + "c";
+        Policy deny = Policy.parse(List.of("deny run_shell if command~(.*a){20}b"));
+        long start = System.nanoTime();
+        assertEquals(Decision.DENY, decide(deny, shell(slow, null)), "a deny rule that cannot finish denies");
+        assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
+        Policy allow = Policy.parse(List.of("allow run_shell if command~(.*a){20}b"));
+        assertEquals(Decision.ASK, decide(allow, shell(slow, null)), "an allow rule that cannot finish allows nothing");
     }
 }

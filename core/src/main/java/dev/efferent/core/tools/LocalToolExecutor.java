@@ -77,11 +77,6 @@ public final class LocalToolExecutor implements AutoCloseable {
     }
 
     /**
-     * Checks that {@code call} can start here: the tool exists and the params match its schema.
-     *
-     * @return why it cannot, if it cannot
-     */
-    /**
      * How risky {@code tool} judges a call with {@code params} ({@link dev.efferent.tools.spi.Tool#risk}); unjudged
      * for a tool this process does not have, or one whose judgement fails (logged).
      */
@@ -98,6 +93,11 @@ public final class LocalToolExecutor implements AutoCloseable {
         }
     }
 
+    /**
+     * Checks that {@code call} can start here: the tool exists and the params match its schema.
+     *
+     * @return why it cannot, if it cannot
+     */
     public Optional<Refusal> check(String tool, ObjectNode params) {
         Optional<CatalogEntry> entry = catalog.find(tool);
         if (entry.isEmpty()) {

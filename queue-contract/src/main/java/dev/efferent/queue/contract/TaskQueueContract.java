@@ -691,10 +691,30 @@ public abstract class TaskQueueContract {
     @Test
     void aDeniedOrExpiredHeldTaskIsCancelledWithItsReason() {
         Task held = queue.enqueue(NewTask.builder("run_shell", "{}").held().build());
-        Task denied = queue.cancel(held.id(), "denied by the user: not now");
+        Task denied = queue.deny(held.id(), "denied by the user: not now");
         assertEquals(TaskStatus.CANCELLED, denied.status());
         assertEquals("denied by the user: not now", denied.error().orElseThrow());
         assertThrows(IllegalTransitionException.class, () -> queue.approve(held.id()), "a denied task stays denied");
+
+        Task expired = queue.enqueue(NewTask.builder("run_shell", "{}").held().build());
+        assertEquals("no answer in 10m", queue.deny(expired.id(), "no answer in 10m").error().orElseThrow());
+
+        Task cancelled = queue.enqueue(NewTask.builder("run_shell", "{}").held().build());
+        assertEquals(TaskStatus.CANCELLED, queue.cancel(cancelled.id(), "stopped by the user").status(),
+                "a held task can be cancelled like any other");
+    }
+
+    @Test
+    void anAnswerThatComesSecondLoses() {
+        Task held = queue.enqueue(NewTask.builder("run_shell", "{}").held().build());
+        queue.approve(held.id());
+        assertThrows(IllegalTransitionException.class, () -> queue.deny(held.id(), "too late"),
+                "a deny after the approval changes nothing");
+        assertEquals(TaskStatus.QUEUED, queue.get(held.id()).orElseThrow().status());
+        Task other = queue.enqueue(NewTask.builder("run_shell", "{}").held().build());
+        queue.deny(other.id(), "no");
+        assertThrows(IllegalTransitionException.class, () -> queue.approve(other.id()));
+        assertThrows(TaskNotFoundException.class, () -> queue.deny("no-such-task", "x"));
     }
 
     @Test

@@ -134,6 +134,18 @@ final class MemoryTaskQueue implements TaskQueue {
     }
 
     @Override
+    public synchronized Task deny(String taskId, String reason) {
+        Entry entry = find(taskId);
+        Task t = entry.task;
+        if (t.status() != TaskStatus.AWAITING_APPROVAL) {
+            throw new IllegalTransitionException(taskId, t.status(), "deny");
+        }
+        Instant now = clock.instant();
+        return update(entry, with(t, TaskStatus.CANCELLED, t.attempt(), Optional.empty(), Optional.empty(), t.result(),
+                Optional.of(reason), t.runAt(), now), now);
+    }
+
+    @Override
     public synchronized boolean progress(String taskId, String workerId, Progress progress) {
         checkOpen();
         Entry entry = tasks.get(taskId);

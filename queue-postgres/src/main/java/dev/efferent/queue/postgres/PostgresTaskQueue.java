@@ -167,6 +167,15 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     @Override
+    public Task deny(String taskId, String reason) {
+        Instant now = clock.instant();
+        return change(taskId, "deny", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
+                tx -> tx.get("UPDATE " + t + " SET status = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? "
+                        + "WHERE id = ? AND status = 'AWAITING_APPROVAL' RETURNING *", reason, at(now), at(now), taskId),
+                "done:" + taskId);
+    }
+
+    @Override
     public boolean progress(String taskId, String workerId, Progress progress) {
         // updated_at is left alone: progress is not a change of the task's state.
         return db.run("keep the progress of a task", ex -> ex.dml("UPDATE " + t + " SET progress_percent = ?, "

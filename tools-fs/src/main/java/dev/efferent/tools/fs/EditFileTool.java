@@ -30,7 +30,7 @@ final class EditFileTool implements Tool {
              },
              "required": ["path", "old_text", "new_text"],
              "additionalProperties": false}
-            """, new ToolHints(false, false, false, false));
+            """, new ToolHints(false, true, false, false));
 
     private final FsLimits limits;
 
