@@ -129,6 +129,23 @@
       }
       return;
     }
+    if (m.kind === 'prompt' && m.promptId.startsWith('human-')) {
+      // The assistant waits for the person: a banner above the chat until they answer.
+      const banner = $('banner');
+      banner.replaceChildren(el('span', 'grow', m.question));
+      for (const c of m.choices) {
+        const b = el('button', 'choice', c.label);
+        b.type = 'button';
+        b.addEventListener('click', () => {
+          say(c.command);
+          banner.hidden = true;
+        });
+        banner.append(b);
+      }
+      banner.hidden = false;
+      addBubble('bot prompt', m.question);
+      return;
+    }
     if (m.kind === 'prompt') {
       const bubble = addBubble('bot prompt', m.question);
       for (const c of m.choices) {
@@ -200,6 +217,7 @@
       const where = t.runningOn ? 'on ' + t.runningOn : (t.worker ? 'for ' + t.worker : '');
       const sub = el('div', 'sub', [where, ago(t.createdAt) + ' ago', t.error ? t.error : ''].filter(Boolean).join(' · '));
       li.append(top, sub);
+      if (t.approval) li.append(el('div', 'sub approval', t.approval));
       if (t.status === 'running' || t.status === 'claimed') {
         const bar = el('div', 'bar');
         const fill = el('span');

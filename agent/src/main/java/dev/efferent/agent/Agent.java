@@ -324,7 +324,7 @@ public final class Agent implements Assistant, AutoCloseable {
             }
             if (call.name().equals(AskHuman.NAME)) {
                 answered.put(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
-                        askHuman.ask(turn.conversation, turn.replies, call), false));
+                        askHuman.ask(turn.conversation, turn.replies, call, host), false));
                 continue;
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.AssistantHost;
 import dev.efferent.conversations.Replies;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.ModelTool;
@@ -41,7 +42,7 @@ final class AskHuman {
     }
 
     /** Asks, waits, and says what happened, for the model. Interrupted: the turn was stopped. */
-    String ask(Conversation conversation, Replies replies, ToolCall call) {
+    String ask(Conversation conversation, Replies replies, ToolCall call, AssistantHost host) {
         String reason;
         try {
             reason = json.readTree(call.arguments()).path("reason").asText("").strip();
@@ -57,6 +58,9 @@ final class AskHuman {
             replies.send(new OutgoingMessage.Prompt("human-" + call.id(), "The assistant needs you: " + reason
                     + "\nSend /done (with a note if you like) when you are done, or just answer here.",
                     List.of(new OutgoingMessage.Prompt.Choice("Done", "/done"))));
+            // Wherever else the person may be looking: the answer still goes to the conversation that asked.
+            host.notifyElsewhere(conversation, new OutgoingMessage.Text("The assistant needs you in "
+                    + conversation.key() + ": " + reason));
             try {
                 String said = answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 return said.isEmpty() ? "The user says it is done." : "The user answered: " + said;

@@ -54,6 +54,7 @@ class AgentApprovalsTest {
     private Agent agent;
     private ChatService chat;
     private final BlockingQueue<OutgoingMessage> shown = new LinkedBlockingQueue<>();
+    private final BlockingQueue<String> elsewhere = new LinkedBlockingQueue<>();
 
     @BeforeEach
     void start() throws Exception {
@@ -98,6 +99,21 @@ class AgentApprovalsTest {
                 @Override
                 public void send(Conversation conversation, OutgoingMessage message) {
                     shown.add(message);
+                }
+            });
+            chat.add(new Channel() {
+                @Override
+                public String name() {
+                    return "other";
+                }
+
+                @Override
+                public void start(Inbox inbox) {
+                }
+
+                @Override
+                public void send(Conversation conversation, OutgoingMessage message) {
+                    elsewhere.add(conversation.key() + " " + message.text());
                 }
             });
         }
@@ -247,12 +263,16 @@ class AgentApprovalsTest {
     @Test
     void askHumanWaitsForDoneOrAReplyAndGoesOnAfterTheTimeout() throws Exception {
         approvalsAndAgent(Map.of("human-timeout", "1s"));
+        say(new Conversation("other", "9"), "/help");
+        elsewhere.clear();
         model.then(Step.Reply.call("ask_human", "{\"reason\":\"log in to the router page\"}"))
                 .then(r -> Step.Reply.text("heard: " + r.lastMessageText()));
         var turn = chat.handle(new IncomingMessage(CHAT, "me", "set up the router"));
         OutgoingMessage.Prompt asked = prompt();
         assertTrue(asked.question().startsWith("The assistant needs you: log in to the router page"), asked.question());
         assertEquals("/done", asked.choices().getFirst().command());
+        assertEquals("other:9 The assistant needs you in test:1: log in to the router page",
+                elsewhere.poll(10, TimeUnit.SECONDS), "the person hears it on their other channel too");
         assertEquals("Thanks; the assistant goes on.", last(say(CHAT, "/done logged in")));
         turn.get(10, TimeUnit.SECONDS);
         assertEquals("heard: The user answered: logged in", last(chat.history(CHAT, 1)));

@@ -110,7 +110,9 @@ final class Brain implements AutoCloseable {
             ChatService conversations = chat;
             // The brain's one JSON mapper: the REST API, the console and its sockets.
             ObjectMapper json = new ObjectMapper();
-            ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY), json);
+            Approvals held = approvals;
+            ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY), json,
+                    id -> held.lastWord(id));
             chat.add(console);
             // REST conversations are read through the API; the channel is there so that they count as reachable.
             chat.add(new ApiChannel());

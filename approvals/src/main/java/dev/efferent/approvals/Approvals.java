@@ -178,6 +178,23 @@ public final class Approvals implements AutoCloseable {
                 .filter(t -> requester.isEmpty() || t.requester().equals(requester)).toList();
     }
 
+    /** What became of {@code taskId}'s approval, in a line: e.g. {@code approved by console:abc (once)}. */
+    public Optional<String> lastWord(String taskId) {
+        List<JsonNode> entries = audit(taskId);
+        if (entries.isEmpty()) {
+            return Optional.empty();
+        }
+        JsonNode e = entries.getLast();
+        return Optional.of(switch (e.path("event").asText()) {
+            case "asked" -> "asks: " + e.path("why").asText();
+            case "approved" -> "approved by " + e.path("by").asText() + " (" + e.path("choice").asText() + ")";
+            case "denied" -> "denied by " + e.path("by").asText()
+                    + (e.path("reason").asText("").isBlank() ? "" : ": " + e.path("reason").asText());
+            case "expired" -> e.path("why").asText() + "; " + e.path("fallback").asText() + " by default";
+            default -> e.path("event").asText();
+        });
+    }
+
     /** The record of {@code taskId}'s approval: each ask, answer and expiry, oldest first. */
     public List<JsonNode> audit(String taskId) {
         List<JsonNode> entries = new ArrayList<>();

@@ -1,6 +1,7 @@
 package dev.efferent.conversations;
 
 import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.OutgoingMessage;
 
 /** What an {@link Assistant} may do in any conversation at any time: the conversation service, seen from it. */
 public interface AssistantHost {
@@ -12,4 +13,10 @@ public interface AssistantHost {
 
     /** Whether what is sent to {@code conversation} reaches someone: its channel is there. */
     boolean reachable(Conversation conversation);
+
+    /**
+     * Tells the person on their other channels too (e.g. Telegram when the question was asked in the console): the
+     * most recently active conversation of every other channel gets {@code message}.
+     */
+    void notifyElsewhere(Conversation origin, OutgoingMessage message);
 }

@@ -98,6 +98,17 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             }
 
             @Override
+            public void notifyElsewhere(Conversation origin, OutgoingMessage message) {
+                for (String channel : channels.keySet()) {
+                    if (channel.equals(origin.channel())) {
+                        continue;
+                    }
+                    store.conversations(channel + ":", 1).stream().findFirst().flatMap(Conversation::fromKey)
+                            .ifPresent(c -> lanes.post(c.key(), () -> send(c, message)));
+                }
+            }
+
+            @Override
             public boolean reachable(Conversation conversation) {
                 return channels.containsKey(conversation.channel());
             }

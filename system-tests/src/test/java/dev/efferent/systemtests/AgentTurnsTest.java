@@ -63,6 +63,17 @@ class AgentTurnsTest extends SystemFixture {
             page.locator("[data-testid=send]").click();
             waitForText(page, ".msg.result.ok", "✅ read_file on laptop");
             waitForText(page, ".msg.bot", "Your notes say: buy milk");
+
+            // The assistant asks for a hand: a banner with Done, and the turn goes on once it is pressed.
+            model.then(Step.Reply.call("ask_human", "{\"reason\":\"log in to the router page\"}"))
+                    .then(r -> Step.Reply.text("Thanks: " + r.lastMessageText()));
+            page.locator("[data-testid=chat-input]").fill("set up the router");
+            page.locator("[data-testid=send]").click();
+            page.locator("#banner:not([hidden])").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            assertTrue(page.locator("#banner").textContent().contains("log in to the router page"));
+            page.locator("#banner button.choice").click();
+            waitForText(page, ".msg.bot", "Thanks: The user says it is done.");
+            assertTrue(page.locator("#banner").isHidden());
         }
         Received second = model.received().get(1);
         assertEquals("buy milk", second.lastMessageText().strip(), "the model read the file's content");

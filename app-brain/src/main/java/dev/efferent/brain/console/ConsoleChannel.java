@@ -43,6 +43,8 @@ public final class ConsoleChannel implements Channel, RouterListener {
     /** What a console shows again when it opens: a page reloaded keeps its conversation. */
     private final Function<Conversation, List<ConversationEntry>> history;
     private final ObjectMapper json;
+    /** The last word on a task's approval, if it needed one. */
+    private final Function<String, java.util.Optional<String>> approval;
     private final Views views;
     private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
@@ -58,6 +60,16 @@ public final class ConsoleChannel implements Channel, RouterListener {
      * @param json     the brain's JSON mapper
      */
     public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json) {
+        this(router, history, json, id -> java.util.Optional.empty());
+    }
+
+    /**
+     * A console that also shows, for each task, what became of its approval ({@code approval}: a line such as
+     * {@code approved by console:abc (once)}).
+     */
+    public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json,
+                          Function<String, java.util.Optional<String>> approval) {
+        this.approval = approval;
         this.json = json;
         this.views = new Views(json);
         this.router = router;
@@ -186,13 +198,18 @@ public final class ConsoleChannel implements Channel, RouterListener {
         Function<String, String> name = id -> names.getOrDefault(id, id);
         ObjectNode state = json.createObjectNode().put("type", "state").put("hands", router.settings().handsEnabled());
         ArrayNode tasks = state.putArray("tasks");
-        List<Task> active = router.tasks(EnumSet.of(TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING), 100);
+        List<Task> active = router.tasks(EnumSet.of(TaskStatus.AWAITING_APPROVAL, TaskStatus.QUEUED, TaskStatus.CLAIMED,
+                TaskStatus.RUNNING), 100);
         List<Task> recent = router.newestTasks(TaskStatus.FINISHED, 20);
         for (Task t : active) {
-            tasks.add(views.task(t, name).put("progress", router.progress(t).map(Progress::percent).orElse(0)).without("result"));
+            ObjectNode v = views.task(t, name).put("progress", router.progress(t).map(Progress::percent).orElse(0));
+            approval.apply(t.id()).ifPresent(a -> v.put("approval", a));
+            tasks.add(v.without("result"));
         }
         for (Task t : recent) {
-            tasks.add(views.task(t, name).put("progress", 100).without(Set.of("result", "params")));
+            ObjectNode v = views.task(t, name).put("progress", 100);
+            approval.apply(t.id()).ifPresent(a -> v.put("approval", a));
+            tasks.add(v.without(Set.of("result", "params")));
         }
         ArrayNode ws = state.putArray("workers");
         workers.stream().filter(w -> !w.local()).forEach(w -> ws.add(views.worker(w).without("tools")));
