@@ -150,8 +150,8 @@ public final class Agent implements Assistant, AutoCloseable {
         String key = message.conversation().key();
         String[] args = text.split("\\s+", 3);
         return switch (command) {
-            case "/approve" -> Optional.of(say(answer(args, key, true)));
-            case "/deny" -> Optional.of(say(answer(args, key, false)));
+            case "/approve" -> Optional.of(say(answer(args, key, who(message), true)));
+            case "/deny" -> Optional.of(say(answer(args, key, who(message), false)));
             case "/approvals" -> Optional.of(say(pending(key)));
             case "/policy" -> Optional.of(say(approvals.policy().describe()));
             case "/stop" -> Optional.of(say(stop(message.conversation())));
@@ -383,7 +383,7 @@ public final class Agent implements Assistant, AutoCloseable {
                 .findFirst().map(WorkerInfo::name)).map(n -> " on " + n).orElse("");
         String id = task.id();
         return new OutgoingMessage.Prompt(id, "Allow " + task.tool() + where + "? " + shown(task) + "\nIt asks "
-                + "because: " + verdict.why() + ". No answer in " + DurationText.of(approvals.timeout())
+                + "because: " + verdict.why() + ". No answer in " + DurationText.words(approvals.timeout())
                 + (approvals.fallback() == dev.efferent.approvals.policy.Decision.ALLOW ? " means yes" : " means no")
                 + " (task " + id + ").", List.of(
                 new OutgoingMessage.Prompt.Choice("Allow once", "/approve " + id + " once"),
@@ -497,7 +497,13 @@ public final class Agent implements Assistant, AutoCloseable {
     }
 
     /** {@code /approve <id> [once|always]} or {@code /deny <id> [reason]}, from conversation {@code key}. */
-    private String answer(String[] args, String key, boolean allow) {
+    /** Who answered, for the record: the conversation, and the person as the channel names them. */
+    private static String who(IncomingMessage message) {
+        String sender = message.sender().isBlank() ? "" : " (" + message.sender() + ")";
+        return message.conversation().key() + sender;
+    }
+
+    private String answer(String[] args, String key, String by, boolean allow) {
         if (args.length < 2) {
             return allow ? "Usage: /approve <id> [once|always] (give the task id the question named; /approvals "
                     + "lists them)" : "Usage: /deny <id> [reason] (give the task id the question named; /approvals "
@@ -509,9 +515,9 @@ public final class Agent implements Assistant, AutoCloseable {
                 if (!rest.isEmpty() && !rest.equals("once") && !rest.equals("always")) {
                     return "Usage: /approve <id> [once|always]: '" + rest + "' is neither once nor always.";
                 }
-                return approvals.approve(args[1], key, rest.equals("always"), Optional.of(key));
+                return approvals.approve(args[1], by, rest.equals("always"), Optional.of(key));
             }
-            return approvals.deny(args[1], key, rest, Optional.of(key));
+            return approvals.deny(args[1], by, rest, Optional.of(key));
         } catch (RouterException e) {
             return e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".";
         }

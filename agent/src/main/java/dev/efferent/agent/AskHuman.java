@@ -65,7 +65,7 @@ final class AskHuman {
                 String said = answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
                 return said.isEmpty() ? "The user says it is done." : "The user answered: " + said;
             } catch (TimeoutException e) {
-                return "No response in " + human(timeout) + ". Continuing autonomously.";
+                return "No response in " + DurationText.words(timeout) + ". Continuing autonomously.";
             } catch (InterruptedException e) {
                 throw new CancellationException("the turn was stopped");
             } catch (ExecutionException e) {
@@ -89,14 +89,5 @@ final class AskHuman {
     boolean reply(String key, String text) {
         CompletableFuture<String> answer = waiting.get(key);
         return answer != null && answer.complete(text.strip());
-    }
-
-    /** "10 minutes", as the sentence the model reads has it. */
-    private static String human(Duration d) {
-        long minutes = d.toMinutes();
-        if (minutes >= 1 && d.toSecondsPart() == 0) {
-            return minutes + (minutes == 1 ? " minute" : " minutes");
-        }
-        return DurationText.of(d);
     }
 }

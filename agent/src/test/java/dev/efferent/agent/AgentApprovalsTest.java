@@ -223,7 +223,7 @@ class AgentApprovalsTest {
         say(CHAT, "delete the build folder");
         prompt();
         awaitRequests(2);
-        assertEquals("Error: Not run: no answer in 1s; denied by default (approvals.fallback).",
+        assertEquals("Error: Not run: no answer in 1 second; denied by default (approvals.fallback).",
                 model.received().get(1).lastMessageText());
         assertTrue(Files.exists(root.resolve("build")));
     }
@@ -288,7 +288,7 @@ class AgentApprovalsTest {
         model.then(Step.Reply.call("ask_human", "{\"reason\":\"solve the captcha\"}"))
                 .then(r -> Step.Reply.text("heard: " + r.lastMessageText()));
         say(CHAT, "sign up");
-        assertEquals("heard: No response in 1s. Continuing autonomously.", last(chat.history(CHAT, 1)));
+        assertEquals("heard: No response in 1 second. Continuing autonomously.", last(chat.history(CHAT, 1)));
         assertEquals("Nothing is waiting for you here.", last(say(CHAT, "/done")));
     }
 

@@ -285,7 +285,7 @@ public final class Approvals implements AutoCloseable {
             Instant cutoff = clock.instant().minus(settings.timeout());
             for (Task t : router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500)) {
                 if (t.createdAt().isBefore(cutoff)) {
-                    fallback(t, "no answer in " + DurationText.of(settings.timeout()));
+                    fallback(t, "no answer in " + DurationText.words(settings.timeout()));
                 }
             }
         } catch (RuntimeException e) {

@@ -7,6 +7,25 @@ public final class DurationText {
     private DurationText() {
     }
 
+    /** {@code duration} in words, for sentences: {@code 10 minutes}, {@code 1 hour}, {@code 90 seconds}. */
+    public static String words(Duration duration) {
+        long s = duration.toSeconds();
+        if (s >= 3600 && s % 3600 == 0) {
+            return plural(s / 3600, "hour");
+        }
+        if (s >= 60 && s % 60 == 0) {
+            return plural(s / 60, "minute");
+        }
+        if (s >= 1 && duration.toMillisPart() == 0) {
+            return plural(s, "second");
+        }
+        return of(duration);
+    }
+
+    private static String plural(long n, String unit) {
+        return n + " " + unit + (n == 1 ? "" : "s");
+    }
+
     /** {@code duration} in the shortest exact form. */
     public static String of(Duration duration) {
         long ms = duration.toMillis();

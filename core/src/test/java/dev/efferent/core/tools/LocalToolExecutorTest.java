@@ -151,5 +151,10 @@ class LocalToolExecutorTest {
         assertEquals("5m", DurationText.of(Duration.ofMinutes(5)));
         assertEquals("1h 30m", DurationText.of(Duration.ofMinutes(90)));
         assertEquals("2h", DurationText.of(Duration.ofHours(2)));
+        assertEquals("10 minutes", DurationText.words(Duration.ofMinutes(10)));
+        assertEquals("1 hour", DurationText.words(Duration.ofHours(1)));
+        assertEquals("1 second", DurationText.words(Duration.ofSeconds(1)));
+        assertEquals("90 seconds", DurationText.words(Duration.ofSeconds(90)));
+        assertEquals("1500ms", DurationText.words(Duration.ofMillis(1500)));
     }
 }
