@@ -129,6 +129,12 @@
       }
       return;
     }
+    if (m.kind === 'prompt-closed') {
+      // Answered, here or elsewhere: the question's buttons go quiet.
+      document.querySelectorAll(`.msg.prompt[data-prompt-id="${CSS.escape(m.promptId)}"] button.choice`)
+        .forEach((b) => { b.disabled = true; });
+      return;
+    }
     if (m.kind === 'prompt' && m.promptId.startsWith('human-')) {
       // The assistant waits for the person: a banner above the chat until they answer.
       const banner = $('banner');
@@ -148,6 +154,7 @@
     }
     if (m.kind === 'prompt') {
       const bubble = addBubble('bot prompt', m.question);
+      bubble.dataset.promptId = m.promptId;
       for (const c of m.choices) {
         const b = el('button', 'choice', c.label);
         b.type = 'button';

@@ -101,6 +101,13 @@ public final class Agent implements Assistant, AutoCloseable {
         this.toolbox = new Toolbox(router, approvals, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
+        // However a question was answered, wherever it was shown its buttons go.
+        approvals.onAnswered((task, said) -> task.requester().flatMap(Conversation::fromKey).ifPresent(c -> {
+            AssistantHost h = host;
+            if (h != null) {
+                h.replies(c).send(new OutgoingMessage.PromptClosed(task.id(), said));
+            }
+        }));
     }
 
     @Override

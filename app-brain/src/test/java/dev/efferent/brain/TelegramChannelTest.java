@@ -48,7 +48,7 @@ class TelegramChannelTest extends BrainFixture {
         });
         bot.createContext(TOKEN_PATH + "/sendMessage", exchange -> {
             sent.add(JSON.readTree(exchange.getRequestBody().readAllBytes()));
-            respond(exchange, "{\"ok\":true,\"result\":{}}");
+            respond(exchange, "{\"ok\":true,\"result\":{\"message_id\":" + (1000 + sent.size()) + "}}");
         });
         for (String method : List.of("answerCallbackQuery", "editMessageReplyMarkup")) {
             bot.createContext(TOKEN_PATH + "/" + method, exchange -> {
@@ -133,6 +133,26 @@ class TelegramChannelTest extends BrainFixture {
             assertTrue(calls.stream().anyMatch(c -> c.startsWith("answerCallbackQuery") && c.contains("cb1")), calls.toString());
             assertTrue(calls.stream().anyMatch(c -> c.startsWith("editMessageReplyMarkup") && c.contains("77")
                     && c.contains("\"inline_keyboard\":[]")), "the buttons are removed: " + calls);
+
+            // Answered another way (typed): the buttons of that question go too.
+            Files.createDirectories(brainRoot().resolve("build"));
+            model.then(Step.Reply.call("run_shell", "{\"command\":\"rm -rf build\"}"))
+                    .then(r -> Step.Reply.text("Kept it."));
+            calls.clear();
+            update(3, 42, "owner", "clean it again");
+            long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            JsonNode again = null;
+            while (again == null && System.nanoTime() < end) {
+                again = sent.stream().filter(m -> m.has("reply_markup")).skip(1).findFirst().orElse(null);
+                Thread.sleep(50);
+            }
+            assertTrue(again != null, "a second question was sent: " + sent);
+            int messageId = 1000 + sent.indexOf(again) + 1;
+            String deny = again.path("reply_markup").path("inline_keyboard").get(0).get(2).path("callback_data").asText();
+            update(4, 42, "owner", deny);
+            awaitSent(42, "Kept it.");
+            assertTrue(calls.stream().anyMatch(c -> c.startsWith("editMessageReplyMarkup")
+                    && c.contains("\"message_id\":" + messageId)), "typed answer, buttons removed: " + calls);
         }
     }
 

@@ -46,6 +46,7 @@ public final class Approvals implements AutoCloseable {
 
     private final Router router;
     private final BiFunction<String, JsonNode, Risk> judge;
+    private final List<Answered> answeredListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ApprovalSettings settings;
     private final Records records;
     private final Clock clock;
@@ -94,6 +95,28 @@ public final class Approvals implements AutoCloseable {
             }
         }
         return p;
+    }
+
+    /** Hears that a held call was answered, whichever way: a person here or over REST, or its timeout. */
+    @FunctionalInterface
+    public interface Answered {
+        /** {@code task} was answered; {@code said} says how, e.g. {@code allowed once by console:abc}. */
+        void answered(Task task, String said);
+    }
+
+    /** Adds a listener for answers, e.g. to take a question's buttons away wherever it was shown. */
+    public void onAnswered(Answered listener) {
+        answeredListeners.add(listener);
+    }
+
+    private void tell(Task task, String said) {
+        for (Answered l : answeredListeners) {
+            try {
+                l.answered(task, said);
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "A listener failed to hear that task " + task.id() + " was answered", e);
+            }
+        }
     }
 
     /** What an unanswered call gets. */
@@ -149,6 +172,7 @@ public final class Approvals implements AutoCloseable {
         }
         record(taskId, json.createObjectNode().put("event", "approved").put("by", by)
                 .put("choice", always ? "always" : "once"));
+        tell(task, "Answered: allowed " + (always ? "always" : "once") + " by " + by + ".");
         LOG.log(Level.INFO, "Task {0} ({1}) allowed {2} by {3}", taskId, task.tool(), always ? "always" : "once", by);
         String where = switch (s.outcome()) {
             case RUNNING -> " It is running on " + s.worker().orElse("a worker") + ".";
@@ -168,6 +192,7 @@ public final class Approvals implements AutoCloseable {
         String why = "denied by the user" + (reason.isBlank() ? "" : ": " + reason.strip());
         router.deny(taskId, why);
         record(taskId, json.createObjectNode().put("event", "denied").put("by", by).put("reason", reason.strip()));
+        tell(task, "Answered: denied by " + by + ".");
         LOG.log(Level.INFO, "Task {0} ({1}) denied by {2}", taskId, task.tool(), by);
         return "Denied " + task.tool() + " (" + taskId + ").";
     }
@@ -302,6 +327,8 @@ public final class Approvals implements AutoCloseable {
             }
             record(task.id(), json.createObjectNode().put("event", "expired").put("why", why)
                     .put("fallback", settings.fallback().name().toLowerCase(java.util.Locale.ROOT)));
+            tell(task, "Not answered: " + why + "; " + settings.fallback().name().toLowerCase(java.util.Locale.ROOT)
+                    + " by default.");
         } catch (RouterException e) {
             // Answered meanwhile (here or on another brain): the answer stands, the fallback does nothing.
             LOG.log(Level.INFO, "Task {0} was answered before its fallback applied: {1}", task.id(), e.getMessage());

@@ -367,6 +367,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             case OutgoingMessage.Result r -> "result";
             case OutgoingMessage.Image i -> "image";
             case OutgoingMessage.Prompt p -> "prompt";
+            case OutgoingMessage.PromptClosed c -> null;
         };
         if (kind == null) {
             return null;

@@ -126,6 +126,7 @@ public final class ConsoleChannel implements Channel, RouterListener {
             // While it grows, only the new part travels: a long reply sent whole each time would be quadratic.
             case OutgoingMessage.Streamed s -> m.put("kind", "streamed").put("replyId", s.replyId()).put("done", s.done())
                     .put("text", s.done() ? s.text() : s.appended());
+            case OutgoingMessage.PromptClosed c -> m.put("kind", "prompt-closed").put("promptId", c.promptId());
             case OutgoingMessage.Prompt p -> {
                 m.put("kind", "prompt").put("promptId", p.promptId()).put("question", p.question());
                 var choices = m.putArray("choices");

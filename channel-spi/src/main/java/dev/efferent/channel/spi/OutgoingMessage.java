@@ -124,4 +124,18 @@ public sealed interface OutgoingMessage {
             }
         }
     }
+
+    /**
+     * A {@link Prompt} was answered (here, elsewhere, or by its timeout): a channel that showed buttons for it takes
+     * them away, and the text says what the answer was.
+     *
+     * @param promptId the prompt
+     * @param text     e.g. {@code Answered: allowed once.}
+     */
+    record PromptClosed(String promptId, String text) implements OutgoingMessage {
+        public PromptClosed {
+            Objects.requireNonNull(promptId, "promptId");
+            Objects.requireNonNull(text, "text");
+        }
+    }
 }

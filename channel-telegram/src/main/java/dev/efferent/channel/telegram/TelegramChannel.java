@@ -16,6 +16,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,6 +38,9 @@ final class TelegramChannel implements Channel {
     private final Set<Long> refused = ConcurrentHashMap.newKeySet();
     private volatile boolean running;
     private Thread poller;
+
+    /** The message each prompt's buttons are on, to take them away when it is answered another way. */
+    private final java.util.Map<String, long[]> keyboards = new java.util.concurrent.ConcurrentHashMap<>();
 
     TelegramChannel(TelegramSettings settings) {
         this.settings = settings;
@@ -128,10 +132,8 @@ final class TelegramChannel implements Channel {
                     String.valueOf(chat));
             return;
         }
-        ObjectNode edit = json.createObjectNode().put("chat_id", chat)
-                .put("message_id", message.path("message_id").asLong());
-        edit.putObject("reply_markup").putArray("inline_keyboard");
-        call("editMessageReplyMarkup", edit);
+        removeKeyboard(chat, message.path("message_id").asLong());
+        keyboards.values().removeIf(k -> k[0] == chat && k[1] == message.path("message_id").asLong());
         String sender = query.path("from").path("username").asText(query.path("from").path("first_name").asText(""));
         inbox.receive(new IncomingMessage(new Conversation(NAME, Long.toString(chat)), sender, data));
     }
@@ -148,7 +150,15 @@ final class TelegramChannel implements Channel {
             ObjectNode body = json.createObjectNode().put("chat_id", chat).put("text", cut(p.question()));
             var row = body.putObject("reply_markup").putArray("inline_keyboard").addArray();
             p.choices().forEach(c -> row.addObject().put("text", c.label()).put("callback_data", c.command()));
-            call("sendMessage", body);
+            call("sendMessage", body).map(r -> r.path("result").path("message_id"))
+                    .filter(JsonNode::isNumber).ifPresent(id -> keyboards.put(p.promptId(), new long[]{chat, id.asLong()}));
+            return;
+        }
+        if (message instanceof OutgoingMessage.PromptClosed c) {
+            long[] shown = keyboards.remove(c.promptId());
+            if (shown != null) {
+                removeKeyboard(shown[0], shown[1]);
+            }
             return;
         }
         String text = message instanceof OutgoingMessage.Image
@@ -156,6 +166,12 @@ final class TelegramChannel implements Channel {
         for (int start = 0; start < text.length(); start += MAX_TEXT) {
             sendText(chat, text.substring(start, Math.min(text.length(), start + MAX_TEXT)));
         }
+    }
+
+    private void removeKeyboard(long chat, long messageId) {
+        ObjectNode edit = json.createObjectNode().put("chat_id", chat).put("message_id", messageId);
+        edit.putObject("reply_markup").putArray("inline_keyboard");
+        call("editMessageReplyMarkup", edit);
     }
 
     /** Telegram carries at most 64 bytes of data a button. */
@@ -172,8 +188,11 @@ final class TelegramChannel implements Channel {
         call("sendMessage", json.createObjectNode().put("chat_id", chat).put("text", text));
     }
 
-    /** Calls a Bot API method; a failure is logged (a chat message lost), never thrown into the conversation. */
-    private void call(String method, ObjectNode body) {
+    /**
+     * Calls a Bot API method; its answer, if it gave one. A failure is logged (a chat message lost), never thrown
+     * into the conversation.
+     */
+    private Optional<JsonNode> call(String method, ObjectNode body) {
         long chat = body.path("chat_id").asLong();
         try {
             HttpResponse<String> response = http.send(HttpRequest.newBuilder(settings.method(method))
@@ -184,12 +203,15 @@ final class TelegramChannel implements Channel {
             if (response.statusCode() != 200) {
                 LOG.log(Level.WARNING, "Telegram {0} to chat {1} answered {2}: {3}", method, String.valueOf(chat),
                         response.statusCode(), response.body());
+                return Optional.empty();
             }
+            return Optional.of(json.readTree(response.body()));
         } catch (IOException e) {
             LOG.log(Level.WARNING, "Telegram {0} to chat {1} failed: {2}", method, String.valueOf(chat), e.getMessage());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return Optional.empty();
     }
 
     @Override
