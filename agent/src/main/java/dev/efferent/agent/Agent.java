@@ -69,6 +69,7 @@ public final class Agent implements Assistant, AutoCloseable {
     private final Approvals approvals;
     private final ObjectMapper json;
     private final AskHuman askHuman;
+    private final Questions questions;
     private final SystemPrompt prompt;
     private final Map<String, Usage> usage = new ConcurrentHashMap<>();
     private final AtomicReference<Usage> total = new AtomicReference<>(Usage.NONE);
@@ -101,6 +102,7 @@ public final class Agent implements Assistant, AutoCloseable {
         this.toolbox = new Toolbox(router, approvals, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
+        this.questions = new Questions(router, approvals, json);
         // However a question was answered, wherever it was shown its buttons go.
         approvals.onAnswered((task, said) -> task.requester().flatMap(Conversation::fromKey).ifPresent(c -> {
             AssistantHost h = host;
@@ -157,9 +159,9 @@ public final class Agent implements Assistant, AutoCloseable {
         String key = message.conversation().key();
         String[] args = text.split("\\s+", 3);
         return switch (command) {
-            case "/approve" -> Optional.of(say(answer(args, key, who(message), true)));
-            case "/deny" -> Optional.of(say(answer(args, key, who(message), false)));
-            case "/approvals" -> Optional.of(say(pending(key)));
+            case "/approve" -> Optional.of(say(questions.answer(args, message, true)));
+            case "/deny" -> Optional.of(say(questions.answer(args, message, false)));
+            case "/approvals" -> Optional.of(say(questions.pending(key)));
             case "/policy" -> Optional.of(say(approvals.policy().describe()));
             case "/stop" -> Optional.of(say(stop(message.conversation())));
             case "/done" -> Optional.of(say(askHuman.done(key, args.length > 1 ? text.substring(text.indexOf(' ') + 1)
@@ -347,7 +349,7 @@ public final class Agent implements Assistant, AutoCloseable {
                         // its time ran out.
                         approvals.asked(task, s.verdict(), s.call());
                         if (host.reachable(turn.conversation)) {
-                            told.add(prompt(task, s.verdict()));
+                            told.add(questions.prompt(task, s.verdict()));
                         } else {
                             approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
                         }
@@ -382,39 +384,6 @@ public final class Agent implements Assistant, AutoCloseable {
             turn.messages.add(answered.get(call.id()));
         }
         return true;
-    }
-
-    /** The question for a held call: what will run, where, why it asks; allow once, allow always, deny. */
-    private OutgoingMessage.Prompt prompt(Task task, dev.efferent.approvals.policy.Verdict verdict) {
-        String where = task.targetWorker().flatMap(id -> router.workers().stream().filter(w -> w.id().equals(id))
-                .findFirst().map(WorkerInfo::name)).map(n -> " on " + n).orElse("");
-        String id = task.id();
-        return new OutgoingMessage.Prompt(id, "Allow " + task.tool() + where + "? " + shown(task) + "\nIt asks "
-                + "because: " + verdict.why() + ". No answer in " + DurationText.words(approvals.timeout())
-                + (approvals.fallback() == dev.efferent.approvals.policy.Decision.ALLOW ? " means yes" : " means no")
-                + " (task " + id + ").", List.of(
-                new OutgoingMessage.Prompt.Choice("Allow once", "/approve " + id + " once"),
-                new OutgoingMessage.Prompt.Choice("Allow always", "/approve " + id + " always"),
-                new OutgoingMessage.Prompt.Choice("Deny", "/deny " + id)));
-    }
-
-    /** What will run, as a person reads it: the command or path, else the arguments. */
-    private String shown(Task task) {
-        String params = task.params();
-        try {
-            var args = json.readTree(params);
-            if (args.path("command").isTextual()) {
-                return "Command: " + args.path("command").asText()
-                        + (args.path("cwd").isTextual() ? " (in " + args.path("cwd").asText() + ")" : "");
-            }
-            if (args.path("path").isTextual()) {
-                return "Path: " + args.path("path").asText() + (args.path("content").isTextual()
-                        ? " (" + args.path("content").asText().length() + " characters to write)" : "");
-            }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            // Shown as stored.
-        }
-        return "Arguments: " + (params.length() > 500 ? params.substring(0, 500) + "…" : params);
     }
 
     private ModelMessage.ToolResult result(ParkedTurns.Pending p, Task task) {
@@ -501,45 +470,6 @@ public final class Agent implements Assistant, AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not check the parked turns; trying again later", e);
         }
-    }
-
-    /** {@code /approve <id> [once|always]} or {@code /deny <id> [reason]}, from conversation {@code key}. */
-    /** Who answered, for the record: the conversation, and the person as the channel names them. */
-    private static String who(IncomingMessage message) {
-        String sender = message.sender().isBlank() ? "" : " (" + message.sender() + ")";
-        return message.conversation().key() + sender;
-    }
-
-    private String answer(String[] args, String key, String by, boolean allow) {
-        if (args.length < 2) {
-            return allow ? "Usage: /approve <id> [once|always] (give the task id the question named; /approvals "
-                    + "lists them)" : "Usage: /deny <id> [reason] (give the task id the question named; /approvals "
-                    + "lists them)";
-        }
-        String rest = args.length > 2 ? args[2].strip() : "";
-        try {
-            if (allow) {
-                if (!rest.isEmpty() && !rest.equals("once") && !rest.equals("always")) {
-                    return "Usage: /approve <id> [once|always]: '" + rest + "' is neither once nor always.";
-                }
-                return approvals.approve(args[1], by, rest.equals("always"), Optional.of(key));
-            }
-            return approvals.deny(args[1], by, rest, Optional.of(key));
-        } catch (RouterException e) {
-            return e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".";
-        }
-    }
-
-    private String pending(String key) {
-        List<Task> waiting = approvals.pending(Optional.of(key));
-        if (waiting.isEmpty()) {
-            return "No call is waiting for your approval.";
-        }
-        StringBuilder s = new StringBuilder("Waiting for your approval:");
-        for (Task t : waiting) {
-            s.append("\n").append(t.id()).append("  ").append(t.tool()).append("  ").append(shown(t));
-        }
-        return s.append("\nAnswer with /approve <id> [once|always] or /deny <id> [reason].").toString();
     }
 
     private String stop(Conversation c) {
