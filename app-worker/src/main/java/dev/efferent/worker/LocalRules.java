@@ -57,8 +57,12 @@ final class LocalRules implements TaskRunner.Guard {
         List<Rule> rules = new ArrayList<>();
         for (String line : lines) {
             // Written like the brain's rules; "deny" may be left out, since nothing else is allowed here.
-            String text = line.strip().toLowerCase(java.util.Locale.ROOT).startsWith("deny ") ? line.strip()
-                    : "deny " + line.strip();
+            String first = line.strip().split("\\s+", 2)[0].toLowerCase(java.util.Locale.ROOT);
+            if (first.equals("allow") || first.equals("ask")) {
+                throw new ConfigException("a worker's own rules can only deny: '" + line.strip() + "'; write it as "
+                        + "'deny " + line.strip().substring(first.length()).strip() + "', or leave the rule to the brain");
+            }
+            String text = first.equals("deny") ? line.strip() : "deny " + line.strip();
             try {
                 Rule rule = Rule.parse(text);
                 if (rule.decision() != Decision.DENY) {

@@ -90,7 +90,10 @@ public final class ModelHttp {
                 }
                 failure = refusal(response, attempt);
             } catch (HttpConnectTimeoutException | ConnectException e) {
-                failure = new ModelException(Kind.UNREACHABLE, "Could not reach " + where() + ": " + reason(e)
+                // java.net.http reports a refused connection as a bare ConnectException over a closed channel.
+                String why = e instanceof ConnectException && (e.getMessage() == null || e.getMessage().isBlank())
+                        ? "the connection was refused" : reason(e);
+                failure = new ModelException(Kind.UNREACHABLE, "Could not reach " + where() + ": " + why
                         + ". Is the server running there? Check model.base-url (EFFERENT_MODEL_BASE__URL).",
                         Optional.empty(), e);
             } catch (HttpTimeoutException e) {

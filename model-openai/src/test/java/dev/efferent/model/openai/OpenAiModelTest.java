@@ -158,6 +158,7 @@ class OpenAiModelTest {
         assertEquals(ModelException.Kind.UNREACHABLE, e.kind());
         assertTrue(e.getMessage().startsWith("Could not reach openai at http://127.0.0.1:" + port + "/v1"), e.getMessage());
         assertTrue(e.getMessage().endsWith("Check model.base-url (EFFERENT_MODEL_BASE__URL)."), e.getMessage());
+        assertTrue(e.getMessage().contains(": the connection was refused."), e.getMessage());
     }
 
     @Test
