@@ -8,6 +8,7 @@ module efferent.brain {
     requires efferent.router;
     requires efferent.conversations;
     requires efferent.agent;
+    requires efferent.scheduler;
     requires efferent.core;
     requires io.helidon.webserver;
     requires io.helidon.webserver.websocket;

@@ -76,6 +76,7 @@ public final class Agent implements Assistant, AutoCloseable {
     private final Map<String, Running> running = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("efferent-agent-timer").daemon().factory());
+    private final List<Extension> extensions;
     private volatile AssistantHost host;
 
     /**
@@ -90,6 +91,23 @@ public final class Agent implements Assistant, AutoCloseable {
      */
     public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Records records,
                  Clock clock) {
+        this(router, model, settings, approvals, records, clock, List.of());
+    }
+
+    /**
+     * An agent with what the brain adds to every conversation.
+     *
+     * @param router     runs the tool calls
+     * @param model      the language model; without one, free text is answered with how to configure one
+     * @param settings   limits and the system prompt
+     * @param approvals  which calls run, wait for a yes or are refused
+     * @param records    where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param clock      for parking times
+     * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
+     */
+    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Records records,
+                 Clock clock, List<Extension> extensions) {
+        this.extensions = List.copyOf(extensions);
         this.json = new ObjectMapper();
         Messages messages = new Messages(json);
         this.router = router;
@@ -115,6 +133,7 @@ public final class Agent implements Assistant, AutoCloseable {
     @Override
     public void start(AssistantHost host) {
         this.host = host;
+        extensions.forEach(e -> e.start(host));
         List<ParkedTurns.Parked> waiting = parked.all();
         if (!waiting.isEmpty()) {
             LOG.log(Level.INFO, "{0} parked turn(s) wait for their tasks", waiting.size());
@@ -141,7 +160,7 @@ public final class Agent implements Assistant, AutoCloseable {
 
     @Override
     public List<String> help() {
-        return List.of("/approve <id> [once|always] — let a call that waits for your yes run",
+        List<String> lines = new ArrayList<>(List.of("/approve <id> [once|always] — let a call that waits for your yes run",
                 "/deny <id> [reason] — refuse it",
                 "/approvals — the calls waiting for your yes",
                 "/policy — which calls run, ask or are refused",
@@ -149,7 +168,9 @@ public final class Agent implements Assistant, AutoCloseable {
                 "/done [note] — tell the assistant that what it asked you to do is done",
                 "/new — start afresh: earlier messages are no longer sent to the model",
                 "/model — the language model in use",
-                "/usage — tokens used by this conversation and by all");
+                "/usage — tokens used by this conversation and by all"));
+        extensions.forEach(e -> lines.addAll(e.help()));
+        return List.copyOf(lines);
     }
 
     @Override
@@ -180,7 +201,7 @@ public final class Agent implements Assistant, AutoCloseable {
                         + here.output() + " out). All conversations since the brain started: " + all.total()
                         + " tokens (" + all.input() + " in, " + all.output() + " out)."));
             }
-            default -> Optional.empty();
+            default -> extensions.stream().map(e -> e.command(message)).flatMap(Optional::stream).findFirst();
         };
     }
 
@@ -293,6 +314,8 @@ public final class Agent implements Assistant, AutoCloseable {
             Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(workers);
             List<ModelTool> tools = new ArrayList<>(catalogue.values().stream().map(Toolbox.Offered::tool).toList());
             tools.add(AskHuman.TOOL);
+            Map<String, Owned> own = brainTools(turn.conversation, catalogue);
+            own.values().forEach(o -> tools.add(o.tool()));
             String system = prompt.forConversation(turn.key(), workers);
             int budget = settings.maxContextTokens() - Messages.tokens(system)
                     - tools.stream().mapToInt(t -> Messages.tokens(t.description() + t.inputSchema())).sum();
@@ -315,14 +338,15 @@ public final class Agent implements Assistant, AutoCloseable {
                 contexts.add(turn.key(), turn.messages);
                 return;
             }
-            if (!callTools(turn, r, reply.toolCalls(), catalogue)) {
+            if (!callTools(turn, r, reply.toolCalls(), catalogue, own)) {
                 return;
             }
         }
     }
 
     /** Runs the calls; adds their results and returns true, or parks the turn and returns false. */
-    private boolean callTools(Turn turn, Running r, List<ToolCall> calls, Map<String, Toolbox.Offered> catalogue) {
+    private boolean callTools(Turn turn, Running r, List<ToolCall> calls, Map<String, Toolbox.Offered> catalogue,
+                              Map<String, Owned> own) {
         Map<String, ModelMessage.ToolResult> answered = new LinkedHashMap<>();
         List<ParkedTurns.Pending> submitted = new ArrayList<>();
         List<ParkedTurns.Pending> waiting = new ArrayList<>();
@@ -334,6 +358,12 @@ public final class Agent implements Assistant, AutoCloseable {
             if (call.name().equals(AskHuman.NAME)) {
                 answered.put(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
                         askHuman.ask(turn.conversation, turn.replies, call, host), false));
+                continue;
+            }
+            Owned brainTool = own.get(call.name());
+            if (brainTool != null) {
+                answered.put(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
+                        brainTool.by().call(turn.conversation, call), false));
                 continue;
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
@@ -384,6 +414,29 @@ public final class Agent implements Assistant, AutoCloseable {
             turn.messages.add(answered.get(call.id()));
         }
         return true;
+    }
+
+    /** A tool of the brain itself, and the extension that answers it. */
+    private record Owned(ModelTool tool, Extension by) {
+    }
+
+    /**
+     * The brain's own tools in {@code conversation}, by name, and which extension answers each; a name a machine's
+     * tool or an earlier extension already has is not offered twice (the first keeps it, and the clash is logged).
+     */
+    private Map<String, Owned> brainTools(Conversation conversation, Map<String, Toolbox.Offered> catalogue) {
+        Map<String, Owned> own = new LinkedHashMap<>();
+        for (Extension e : extensions) {
+            for (ModelTool t : e.tools(conversation)) {
+                if (catalogue.containsKey(t.name()) || own.containsKey(t.name()) || t.name().equals(AskHuman.NAME)) {
+                    LOG.log(Level.WARNING, "The brain''s tool {0} has the name of another tool; the other is kept",
+                            t.name());
+                } else {
+                    own.put(t.name(), new Owned(t, e));
+                }
+            }
+        }
+        return own;
     }
 
     private ModelMessage.ToolResult result(ParkedTurns.Pending p, Task task) {

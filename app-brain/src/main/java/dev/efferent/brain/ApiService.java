@@ -15,6 +15,7 @@ import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
+import dev.efferent.scheduler.Scheduler;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
@@ -65,14 +66,17 @@ final class ApiService implements HttpService {
     private final Views views;
     private final ChatService chat;
     private final Approvals approvals;
+    private final ScheduleApi schedules;
 
-    ApiService(Router router, ChatService chat, Approvals approvals, BearerToken token, ObjectMapper json) {
+    ApiService(Router router, ChatService chat, Approvals approvals, Scheduler scheduler, BearerToken token,
+               ObjectMapper json) {
         this.router = router;
         this.chat = chat;
         this.approvals = approvals;
         this.token = token;
         this.json = json;
         this.views = new Views(json);
+        this.schedules = new ScheduleApi(scheduler, json, views);
     }
 
     @Override
@@ -89,7 +93,11 @@ final class ApiService implements HttpService {
                 .get("/tools", guarded(this::tools))
                 .get("/conversations", guarded(this::conversations))
                 .post("/conversations/{id}/messages", guarded(this::say))
-                .get("/conversations/{id}/messages", guarded(this::messages));
+                .get("/conversations/{id}/messages", guarded(this::messages))
+                .get("/schedules", guarded(answered(schedules::list)))
+                .post("/schedules", guarded(answered(schedules::create)))
+                .get("/schedules/{id}", guarded(answered(schedules::get)))
+                .delete("/schedules/{id}", guarded(answered(schedules::delete)));
     }
 
     /** A store that cannot be reached (PostgreSQL down) answers 503 at once with the reason. */
@@ -101,6 +109,13 @@ final class ApiService implements HttpService {
                 send(res, Status.SERVICE_UNAVAILABLE_503, views.error(503, "the task queue is unavailable: "
                         + e.getMessage()));
             }
+        };
+    }
+
+    private io.helidon.webserver.http.Handler answered(Function<ServerRequest, ScheduleApi.Answer> resource) {
+        return (req, res) -> {
+            ScheduleApi.Answer a = resource.apply(req);
+            send(res, a.status(), a.body());
         };
     }
 

@@ -24,6 +24,8 @@ import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.scheduler.Scheduler;
+import dev.efferent.scheduler.SchedulerSettings;
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.config.Config;
 import io.helidon.health.HealthCheckResponse;
@@ -56,11 +58,13 @@ final class Brain implements AutoCloseable {
     private final BrainMetrics metrics;
     private final Approvals approvals;
     private final Agent agent;
+    private final Scheduler scheduler;
     private final ChatService chat;
     private final WebServer server;
 
     private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Approvals approvals,
-                  Agent agent, ChatService chat, WebServer server) {
+                  Agent agent, Scheduler scheduler, ChatService chat, WebServer server) {
+        this.scheduler = scheduler;
         this.approvals = approvals;
         this.agent = agent;
         this.queue = queue;
@@ -81,6 +85,7 @@ final class Brain implements AutoCloseable {
         BrainMetrics metrics = null;
         Approvals approvals = null;
         Agent agent = null;
+        Scheduler scheduler = null;
         ChatService chat = null;
         try {
             PluginLayers plugins = PluginLayers.fromConfig(config);
@@ -100,8 +105,11 @@ final class Brain implements AutoCloseable {
                     records, Clock.systemUTC(), (tool, params) -> params.isObject()
                     ? ownTools.risk(tool, (com.fasterxml.jackson.databind.node.ObjectNode) params)
                     : dev.efferent.tools.spi.Risk.UNJUDGED);
+            // Schedules are kept where conversations are: with PostgreSQL, every brain over it fires them, once.
+            scheduler = new Scheduler(router, records, SchedulerSettings.from(new ConfigSettings(config.get("scheduler"))),
+                    Clock.systemUTC());
             agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
-                    records, Clock.systemUTC());
+                    records, Clock.systemUTC(), List.of(scheduler));
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
             chat = new ChatService(router, agent, store,
@@ -121,7 +129,8 @@ final class Brain implements AutoCloseable {
                 chat.add(channel);
             }
             chat.start();
-            WebServer server = server(settings, routing, router, metrics, codec, console, chat, approvals, json);
+            WebServer server = server(settings, routing, router, metrics, codec, console, chat, approvals, scheduler,
+                    json);
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
@@ -130,10 +139,13 @@ final class Brain implements AutoCloseable {
             settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0}, readable "
                     + "only by this user; the web console at http://{1}:{2}/ asks for it (cat {0}), the terminal chat "
                     + "reads it by itself", file, consoleHost(settings.host()), String.valueOf(server.port())));
-            return new Brain(queue, tools, router, metrics, approvals, agent, chat, server);
+            return new Brain(queue, tools, router, metrics, approvals, agent, scheduler, chat, server);
         } catch (RuntimeException e) {
             if (chat != null) {
                 chat.close();
+            }
+            if (scheduler != null) {
+                scheduler.close();
             }
             if (agent != null) {
                 agent.close();
@@ -157,13 +169,13 @@ final class Brain implements AutoCloseable {
 
     private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
                                     BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console,
-                                    ChatService chat, Approvals approvals, ObjectMapper json) {
+                                    ChatService chat, Approvals approvals, Scheduler scheduler, ObjectMapper json) {
         BearerToken apiToken = new BearerToken(settings.apiToken());
         BearerToken workerSecret = new BearerToken(settings.workerSecret());
         Views views = new Views(json);
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
         // In order: the console's "/" takes whatever the others leave.
-        List<BrainFeature> features = List.of(new ApiFeature(router, chat, approvals, apiToken, json),
+        List<BrainFeature> features = List.of(new ApiFeature(router, chat, approvals, scheduler, apiToken, json),
                 new WorkerSocketFeature(router, workerSecret, codec, guard, views, routing.handsEnabled()),
                 new ConsoleFeature(console, apiToken, guard, views));
         var builder = WebServer.builder()
@@ -217,6 +229,7 @@ final class Brain implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.INFO, "Brain stopping (the queue cannot be counted: {0})", e.getMessage());
         }
+        scheduler.close();
         chat.close();
         agent.close();
         approvals.close();

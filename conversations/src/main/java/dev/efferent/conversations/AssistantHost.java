@@ -1,6 +1,7 @@
 package dev.efferent.conversations;
 
 import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 
 /** What an {@link Assistant} may do in any conversation at any time: the conversation service, seen from it. */
@@ -10,6 +11,12 @@ public interface AssistantHost {
 
     /** Runs {@code turn} in the conversation's turn lane: after the turn running now, one at a time. */
     void inTurn(Conversation conversation, Runnable turn);
+
+    /**
+     * Handles {@code message} as if its channel had brought it: a command is answered, free text starts a turn. How
+     * something the person set up earlier speaks for them now, e.g. a scheduled prompt.
+     */
+    void receive(IncomingMessage message);
 
     /** Whether what is sent to {@code conversation} reaches someone: its channel is there. */
     boolean reachable(Conversation conversation);

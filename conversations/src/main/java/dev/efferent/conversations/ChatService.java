@@ -109,6 +109,11 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             }
 
             @Override
+            public void receive(IncomingMessage message) {
+                handle(message);
+            }
+
+            @Override
             public boolean reachable(Conversation conversation) {
                 return channels.containsKey(conversation.channel());
             }

@@ -118,13 +118,10 @@ public final class CommandHandler {
                 case "/cancel" -> cancel(args);
                 case "/workers", "/nodes" -> say(workers(conversation));
                 case "/worker" -> worker(conversation, args);
-                case "/run" -> run(conversation, args, started);
-                case "/shell" -> args.isEmpty() ? usage("/shell <command>", "give the command to run")
-                        : submit(conversation, "run_shell", JSON.createObjectNode().put("command", args), started);
-                case "/read" -> args.isEmpty() ? usage("/read <path>", "give the file to show")
-                        : submit(conversation, "read_file", JSON.createObjectNode().put("path", args), started);
-                case "/ls" -> submit(conversation, "list_dir",
-                        JSON.createObjectNode().put("path", args.isEmpty() ? "." : args).put("depth", 1), started);
+                case "/run", "/shell", "/read", "/ls" -> switch (ToolCommands.parse(text).orElseThrow()) {
+                    case ToolCommands.Parsed.Call call -> submit(conversation, call.tool(), call.params(), started);
+                    case ToolCommands.Parsed.Usage u -> say(u.text());
+                };
                 case "/result" -> result(args);
                 default -> assistant.command(message)
                         .orElseGet(() -> say("Unknown command " + command + ". Send /help for the list."));
@@ -143,25 +140,6 @@ public final class CommandHandler {
             started.accept(s.task().id());
         }
         return say(Wording.of(s));
-    }
-
-    private List<OutgoingMessage> run(Conversation conversation, String args, Consumer<String> started) {
-        if (args.isEmpty()) {
-            return usage("/run <tool> <json>", "name the tool");
-        }
-        int space = args.indexOf(' ');
-        String tool = space < 0 ? args : args.substring(0, space);
-        String json = space < 0 ? "{}" : args.substring(space + 1).strip();
-        JsonNode params;
-        try {
-            params = JSON.readTree(json);
-        } catch (JsonProcessingException e) {
-            return usage("/run <tool> <json>", "the params are not valid JSON (" + e.getOriginalMessage() + ")");
-        }
-        if (params == null || !params.isObject()) {
-            return usage("/run <tool> <json>", "the params must be a JSON object, like {\"path\": \"notes.txt\"}");
-        }
-        return submit(conversation, tool, (ObjectNode) params, started);
     }
 
     private List<OutgoingMessage> cancel(String id) {

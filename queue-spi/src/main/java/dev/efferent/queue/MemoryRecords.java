@@ -61,6 +61,11 @@ final class MemoryRecords implements Records {
     }
 
     @Override
+    public synchronized boolean replace(String key, String expected, String data) {
+        return values.replace(key, expected, data);
+    }
+
+    @Override
     public synchronized Optional<String> get(String key) {
         return Optional.ofNullable(values.get(key));
     }

@@ -29,6 +29,13 @@ public interface Records {
     /** Keeps {@code data} under {@code key}, replacing what was there. */
     void put(String key, String data);
 
+    /**
+     * Replaces what is kept under {@code key} with {@code data} only if it is exactly {@code expected}; whether it
+     * did. Of several processes that read the same value and replace it, one wins: how brains over one database
+     * share a piece of work (a schedule's next fire) without doing it twice.
+     */
+    boolean replace(String key, String expected, String data);
+
     /** What is kept under {@code key}, if anything. */
     Optional<String> get(String key);
 

@@ -673,6 +673,17 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void aRecordIsReplacedOnlyFromWhatWasReadSoOfTwoWritersOneWins() {
+        Records records = records();
+        records.put("schedule:s1", "next=1");
+        assertTrue(records.replace("schedule:s1", "next=1", "next=2"), "the first writer wins");
+        assertFalse(records.replace("schedule:s1", "next=1", "next=2 again"), "the second read an old value");
+        assertEquals(Optional.of("next=2"), records.get("schedule:s1"));
+        assertFalse(records.replace("schedule:none", "x", "y"), "nothing to replace");
+        assertEquals(Optional.empty(), records.get("schedule:none"));
+    }
+
+    @Test
     void aHeldTaskIsNeverClaimedUntilApproved() {
         Task held = queue.enqueue(NewTask.builder("run_shell", "{\"command\":\"rm -rf build\"}").held().build());
         assertEquals(TaskStatus.AWAITING_APPROVAL, held.status());

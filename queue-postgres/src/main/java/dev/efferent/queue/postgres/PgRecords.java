@@ -60,6 +60,12 @@ final class PgRecords implements Records {
     }
 
     @Override
+    public boolean replace(String key, String expected, String data) {
+        return db.run("replace record " + key, ex -> ex.dml("UPDATE " + values + " SET data = ?, updated_at = ? "
+                + "WHERE key = ? AND data = ?", data, at(clock.instant()), key, expected)) > 0;
+    }
+
+    @Override
     public Optional<String> get(String key) {
         return db.run("read record " + key, ex -> ex.get("SELECT data FROM " + values + " WHERE key = ?", key))
                 .map(row -> row.column("data").get(String.class));

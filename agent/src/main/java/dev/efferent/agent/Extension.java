@@ -1,0 +1,45 @@
+package dev.efferent.agent;
+
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.AssistantHost;
+import dev.efferent.model.spi.ModelTool;
+import dev.efferent.model.spi.ToolCall;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What the brain itself adds to every conversation beside the machines' tools: commands, and tools the model may
+ * call that are answered in the brain at once (schedules, automations). Given to the {@link Agent}, which offers
+ * them whether or not a model is configured (commands) or only with one (tools).
+ */
+public interface Extension {
+    /** Tools the model may call in {@code conversation}; their names must not be those of machines' tools. */
+    default List<ModelTool> tools(Conversation conversation) {
+        return List.of();
+    }
+
+    /**
+     * Answers {@code call} of one of {@link #tools} in {@code conversation}: text for the model. A bad call is
+     * answered with what was wrong, for the model to correct; it throws only when the brain itself failed.
+     */
+    default String call(Conversation conversation, ToolCall call) {
+        return "There is no tool named '" + call.name() + "'.";
+    }
+
+    /** Answers a command this extension owns; empty for one it does not know. Called in the conversation's lane. */
+    default Optional<List<OutgoingMessage>> command(IncomingMessage message) {
+        return Optional.empty();
+    }
+
+    /** Lines for {@code /help}, one per command, e.g. {@code /schedules — what is scheduled here}. */
+    default List<String> help() {
+        return List.of();
+    }
+
+    /** Called once, as the assistant starts: how to reach conversations from now on. */
+    default void start(AssistantHost host) {
+    }
+}

@@ -1,0 +1,390 @@
+package dev.efferent.scheduler;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.agent.Extension;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.AssistantHost;
+import dev.efferent.model.spi.ModelTool;
+import dev.efferent.model.spi.ToolCall;
+import dev.efferent.queue.Records;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterException;
+import dev.efferent.router.TaskRequest;
+
+import java.lang.System.Logger.Level;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Schedules and reminders: each fires a reminder, a prompt for the assistant, or a tool call, once, at an interval
+ * or by cron, in the conversation it belongs to. Schedules are kept in records (with PostgreSQL, in the database),
+ * so they outlive the brain; several brains over one database fire each time once: the brain that moves a
+ * schedule's next fire time on (a compare-and-set on its record) is the one that fires, and a tool call is also a
+ * task whose idempotency key is the schedule's id and fire time. Fires that fell while no brain was running follow
+ * the schedule's {@link Schedule.Missed} policy.
+ */
+public final class Scheduler implements Extension, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
+    static final String PREFIX = "schedule:";
+    /** The shortest interval: anything faster is a loop, not a schedule. */
+    static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final Router router;
+    private final Records records;
+    private final SchedulerSettings settings;
+    private final Clock clock;
+    private final ObjectMapper json;
+    private final Schedules schedules;
+    private final ScheduleCommands commands;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("efferent-scheduler").daemon().factory());
+    /** The next pass; touched on the timer's thread only. */
+    private ScheduledFuture<?> planned;
+    private volatile AssistantHost host;
+    /** Whether the timer runs the passes (tests without it call {@link #runDue} themselves). */
+    private volatile boolean timed;
+
+    /**
+     * A scheduler.
+     *
+     * @param router   runs the tool calls schedules fire
+     * @param records  where schedules are kept: the queue's, or in memory
+     * @param settings the time zone and limits
+     * @param clock    what time it is
+     */
+    public Scheduler(Router router, Records records, SchedulerSettings settings, Clock clock) {
+        this.router = router;
+        this.records = records;
+        this.settings = settings;
+        this.clock = clock;
+        this.json = new ObjectMapper();
+        this.schedules = new Schedules(json);
+        this.commands = new ScheduleCommands(this, settings.zone(), clock);
+    }
+
+    @Override
+    public void start(AssistantHost host) {
+        attach(host);
+        timed = true;
+        timer.execute(this::pass);
+    }
+
+    /** Lets fires reach conversations through {@code host}, without the timer (tests drive {@link #runDue}). */
+    void attach(AssistantHost host) {
+        this.host = host;
+    }
+
+    /** The settings in use. */
+    public SchedulerSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Makes a schedule in {@code conversation} from a request (the REST body; tool calls allowed).
+     *
+     * @throws IllegalArgumentException saying what in the request is wrong
+     */
+    public Schedule create(String conversation, JsonNode request) {
+        return create(conversation, schedules.request(request, settings.zone(), clock.instant(), true));
+    }
+
+    Schedule create(String conversation, Schedules.Request r) {
+        if (r.when() instanceof When.Every every && every.period().compareTo(MIN_INTERVAL) < 0) {
+            throw new IllegalArgumentException("an interval must be at least 1 second, got " + every.period());
+        }
+        if (r.action() instanceof Schedule.Action.Call call && router.tools().stream()
+                .noneMatch(t -> t.descriptor().name().equals(call.tool()))) {
+            throw new IllegalArgumentException("no machine has a tool named '" + call.tool() + "' (yet); /run lists "
+                    + "none, GET /api/v1/tools lists them");
+        }
+        long here = list(Optional.of(conversation)).size();
+        if (here >= settings.maxPerConversation()) {
+            throw new IllegalArgumentException("this conversation has " + here + " schedules, the most it may have "
+                    + "(scheduler.max-per-conversation); remove one with /unschedule <id>");
+        }
+        Instant now = clock.instant();
+        Optional<Instant> first = r.when().next(now).filter(t -> r.until().map(u -> !t.isAfter(u)).orElse(true));
+        if (first.isEmpty()) {
+            throw new IllegalArgumentException("it would never fire" + r.until().map(u -> ": its first time is after "
+                    + "'until' (" + Schedules.show(u, settings.zone()) + ")").orElse(""));
+        }
+        Schedule s = new Schedule(newId(), conversation, r.when(), r.action(),
+                r.missed().orElse(Schedule.Missed.RUN_ONCE), r.maxRuns(), r.until(), 0, first, now);
+        records.put(PREFIX + s.id(), schedules.write(s));
+        LOG.log(Level.INFO, "Schedule {0} in {1}: {2}, {3}; first at {4}", s.id(), conversation,
+                s.when().describe(settings.zone()), s.action().describe(), first.get());
+        wake();
+        return s;
+    }
+
+    /**
+     * {@code s} as JSON, for the REST API: its stored form ({@code id}, {@code conversation}, {@code when},
+     * {@code action}, {@code missed}, {@code maxRuns}, {@code until}, {@code runs}, {@code next}, {@code created})
+     * and {@code description}, in words.
+     */
+    public ObjectNode toJson(Schedule s) {
+        try {
+            ObjectNode o = (ObjectNode) json.readTree(schedules.write(s));
+            return o.put("description", commands.describe(s));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a schedule written as JSON cannot be read back", e);
+        }
+    }
+
+    /** The schedules of {@code conversation}, or all, soonest first. */
+    public List<Schedule> list(Optional<String> conversation) {
+        List<Schedule> found = new ArrayList<>();
+        for (Map.Entry<String, String> e : records.values(PREFIX).entrySet()) {
+            read(e.getKey(), e.getValue()).filter(s -> s.next().isPresent())
+                    .filter(s -> conversation.map(s.conversation()::equals).orElse(true)).ifPresent(found::add);
+        }
+        found.sort(Comparator.comparing(s -> s.next().orElseThrow()));
+        return found;
+    }
+
+    /** The schedule {@code id}, if it is there. */
+    public Optional<Schedule> get(String id) {
+        return records.get(PREFIX + id).flatMap(data -> read(PREFIX + id, data)).filter(s -> s.next().isPresent());
+    }
+
+    /** Removes schedule {@code id}: it fires no more. Whether it was there. */
+    public boolean delete(String id) {
+        boolean removed = records.remove(PREFIX + id);
+        if (removed) {
+            LOG.log(Level.INFO, "Schedule {0} removed", id);
+        }
+        return removed;
+    }
+
+    @Override
+    public List<ModelTool> tools(Conversation conversation) {
+        return commands.tools();
+    }
+
+    @Override
+    public String call(Conversation conversation, ToolCall call) {
+        return commands.call(conversation, call);
+    }
+
+    @Override
+    public Optional<List<OutgoingMessage>> command(IncomingMessage message) {
+        return commands.command(message);
+    }
+
+    @Override
+    public List<String> help() {
+        return ScheduleCommands.HELP;
+    }
+
+    /** A pass on the timer's thread: fires what is due, then plans the next pass. */
+    private void pass() {
+        Optional<Instant> soonest = Optional.empty();
+        try {
+            soonest = runDue();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not look at the schedules (trying again in "
+                    + settings.checkInterval().toMillis() + " ms): " + e.getMessage(), e);
+        }
+        long delay = settings.checkInterval().toMillis();
+        if (soonest.isPresent()) {
+            delay = Math.min(delay, Math.max(0, Duration.between(clock.instant(), soonest.get()).toMillis()));
+        }
+        if (planned != null) {
+            planned.cancel(false);
+        }
+        if (!timer.isShutdown()) {
+            planned = timer.schedule(this::pass, delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Wakes the timer to look at the schedules now, e.g. one was just made. */
+    private void wake() {
+        if (timed && !timer.isShutdown()) {
+            timer.execute(this::pass);
+        }
+    }
+
+    /** Fires every schedule that is due; the soonest time one is due next. */
+    Optional<Instant> runDue() {
+        Instant now = clock.instant();
+        Optional<Instant> soonest = Optional.empty();
+        for (Map.Entry<String, String> e : records.values(PREFIX).entrySet()) {
+            Optional<Schedule> read = read(e.getKey(), e.getValue());
+            if (read.isEmpty()) {
+                continue;
+            }
+            Schedule s = read.get();
+            if (s.next().isEmpty()) {
+                // Ended, and the brain that ended it has not removed it yet (or stopped before it could).
+                records.remove(e.getKey());
+                continue;
+            }
+            Instant next = s.next().get();
+            if (!next.isAfter(now)) {
+                try {
+                    fire(e.getKey(), e.getValue(), s, now);
+                } catch (RuntimeException x) {
+                    LOG.log(Level.WARNING, "Schedule " + s.id() + " could not fire; trying again: " + x.getMessage(), x);
+                }
+                // Its new next time is seen on the next pass, which comes at once if it is soon.
+                next = now.plus(MIN_INTERVAL);
+            }
+            Instant n = next;
+            soonest = Optional.of(soonest.filter(x -> x.isBefore(n)).orElse(n));
+        }
+        return soonest;
+    }
+
+    private void fire(String key, String data, Schedule s, Instant now) {
+        List<Instant> missed = new ArrayList<>();
+        List<Instant> onTime = new ArrayList<>();
+        Optional<Instant> t = s.next();
+        Instant lateBefore = now.minus(settings.missedAfter());
+        // Bounded: a one-second schedule whose brain was down a day has 86,400 fires that are due.
+        while (t.isPresent() && !t.get().isAfter(now) && missed.size() + onTime.size() <= settings.maxCatchUp()) {
+            (t.get().isBefore(lateBefore) ? missed : onTime).add(t.get());
+            t = s.when().next(t.get());
+        }
+        List<Instant> run = new ArrayList<>();
+        if (!missed.isEmpty()) {
+            switch (s.missed()) {
+                case SKIP -> { }
+                case RUN_ONCE -> {
+                    if (onTime.isEmpty()) {
+                        // The first missed time keys the fire: every brain that looks finds the same one.
+                        run.add(missed.getFirst());
+                    }
+                }
+                case RUN_ALL -> run.addAll(missed.subList(0, Math.min(missed.size(), settings.maxCatchUp())));
+            }
+            LOG.log(Level.INFO, "Schedule {0} missed {1} fire(s) while no brain was running (the first at {2}); "
+                    + "missed: {3}, so {4} run", s.id(), missed.size(), missed.getFirst(), s.missed().word(),
+                    run.size());
+        }
+        run.addAll(onTime);
+        run.removeIf(x -> s.until().map(x::isAfter).orElse(false));
+        int left = s.maxRuns().map(m -> Math.max(0, m - s.runs())).orElse(Integer.MAX_VALUE);
+        if (run.size() > left) {
+            run = new ArrayList<>(run.subList(0, left));
+        }
+        Optional<Instant> next = s.when().next(now).filter(x -> s.until().map(u -> !x.isAfter(u)).orElse(true));
+        if (s.runs() + run.size() >= s.maxRuns().orElse(Integer.MAX_VALUE)) {
+            next = Optional.empty();
+        }
+        Schedule after = s.advanced(run.size(), next);
+        if (s.action() instanceof Schedule.Action.Call) {
+            // First the tasks, each under a key another brain would use too, then the move on: a brain that stops
+            // between the two submits the same keys again, which gives the same tasks back.
+            run.forEach(at -> submit(s, at));
+            if (!moveOn(key, data, after)) {
+                return;
+            }
+        } else {
+            // A reminder or prompt has no task to make it once: it goes out only from the brain that moved on.
+            if (!moveOn(key, data, after)) {
+                return;
+            }
+            run.forEach(at -> say(s, at));
+        }
+        if (next.isEmpty()) {
+            LOG.log(Level.INFO, "Schedule {0} ended after {1} fire(s)", s.id(), after.runs());
+        }
+    }
+
+    /** Moves {@code key} from {@code data} on to {@code after}; false when another brain did first. */
+    private boolean moveOn(String key, String data, Schedule after) {
+        if (!records.replace(key, data, schedules.write(after))) {
+            return false;
+        }
+        if (after.next().isEmpty()) {
+            records.remove(key);
+        }
+        return true;
+    }
+
+    private void submit(Schedule s, Instant at) {
+        Schedule.Action.Call call = (Schedule.Action.Call) s.action();
+        TaskRequest request = TaskRequest.of(call.tool(), call.params().deepCopy()).from(s.conversation())
+                .withIdempotencyKey(PREFIX + s.id() + ":" + at);
+        if (call.worker().isPresent()) {
+            request = request.onWorker(call.worker().get());
+        }
+        try {
+            router.submit(request);
+        } catch (RouterException e) {
+            if (e.kind() != RouterException.Kind.BAD_REQUEST && e.kind() != RouterException.Kind.NOT_FOUND) {
+                throw e;
+            }
+            // Refused for good (a tool or machine that is gone): said, and the schedule goes on.
+            post(s, "Schedule " + s.id() + " could not run " + call.tool() + ": " + e.getMessage() + ".");
+        }
+    }
+
+    private void say(Schedule s, Instant at) {
+        LOG.log(Level.DEBUG, "Schedule {0} fires for {1}", s.id(), at);
+        switch (s.action()) {
+            case Schedule.Action.Remind r -> post(s, "⏰ " + r.text());
+            case Schedule.Action.Prompt p -> conversation(s).ifPresent(c -> {
+                post(s, "⏰ Scheduled (" + s.id() + "): " + p.text());
+                host.receive(new IncomingMessage(c, "schedule " + s.id(), p.text()));
+            });
+            case Schedule.Action.Call c -> throw new IllegalStateException("a call is submitted, not said");
+        }
+    }
+
+    private void post(Schedule s, String text) {
+        conversation(s).ifPresent(c -> host.replies(c).send(new OutgoingMessage.Text(text)));
+    }
+
+    private Optional<Conversation> conversation(Schedule s) {
+        Optional<Conversation> c = Conversation.fromKey(s.conversation());
+        if (c.isEmpty() || host == null) {
+            LOG.log(Level.WARNING, "Schedule {0} fired, but its conversation {1} cannot be reached", s.id(),
+                    s.conversation());
+        }
+        return host == null ? Optional.empty() : c;
+    }
+
+    private Optional<Schedule> read(String key, String data) {
+        try {
+            return Optional.of(schedules.read(data));
+        } catch (JsonProcessingException | RuntimeException e) {
+            // It can never fire; kept, it would be reported on every pass.
+            LOG.log(Level.WARNING, "Schedule " + key + " cannot be read and is dropped: " + e.getMessage()
+                    + "; its data was: " + data);
+            records.remove(key);
+            return Optional.empty();
+        }
+    }
+
+    private static String newId() {
+        String alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
+        StringBuilder id = new StringBuilder("s-");
+        for (int i = 0; i < 6; i++) {
+            id.append(alphabet.charAt(IDS.nextInt(alphabet.length())));
+        }
+        return id.toString();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
