@@ -1,5 +1,6 @@
 package dev.efferent.agent;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
@@ -77,6 +78,7 @@ public final class Agent implements Assistant, AutoCloseable {
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("efferent-agent-timer").daemon().factory());
     private final List<Extension> extensions;
+    private final SubAgents children;
     private volatile AssistantHost host;
 
     /**
@@ -120,14 +122,17 @@ public final class Agent implements Assistant, AutoCloseable {
         this.toolbox = new Toolbox(router, approvals, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
+        this.children = new SubAgents(records, json, settings, clock);
         this.questions = new Questions(router, approvals, json);
         // However a question was answered, wherever it was shown its buttons go.
-        approvals.onAnswered((task, said) -> task.requester().flatMap(Conversation::fromKey).ifPresent(c -> {
-            AssistantHost h = host;
-            if (h != null) {
-                h.replies(c).send(new OutgoingMessage.PromptClosed(task.id(), said));
-            }
-        }));
+        // A sub-agent's question was asked in its parent's conversation, so its buttons are there.
+        approvals.onAnswered((task, said) -> task.requester().flatMap(Conversation::fromKey)
+                .map(c -> childOf(c).flatMap(child -> Conversation.fromKey(child.parent())).orElse(c)).ifPresent(c -> {
+                    AssistantHost h = host;
+                    if (h != null) {
+                        h.replies(c).send(new OutgoingMessage.PromptClosed(task.id(), said));
+                    }
+                }));
     }
 
     @Override
@@ -139,6 +144,13 @@ public final class Agent implements Assistant, AutoCloseable {
             LOG.log(Level.INFO, "{0} parked turn(s) wait for their tasks", waiting.size());
         }
         waiting.forEach(this::watch);
+        // A child whose turn was running (not parked) when the brain stopped cannot go on: its parent hears so.
+        for (SubAgents.Child c : children.all()) {
+            if (c.state() == SubAgents.State.RUNNING && waiting.stream()
+                    .noneMatch(p -> p.conversation().equals(c.conversation().key()))) {
+                children.end(c.id(), SubAgents.State.FAILED, "The brain stopped while it ran; start it again.", host);
+            }
+        }
         long every = Math.max(1_000, Math.min(60_000, settings.parkTimeout().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::expireParked, every, every, TimeUnit.MILLISECONDS);
     }
@@ -150,7 +162,7 @@ public final class Agent implements Assistant, AutoCloseable {
             return;
         }
         List<ModelMessage> messages = new ArrayList<>(List.of(new ModelMessage.User(message.text())));
-        run(new Turn(TaskIds.next(), message.conversation(), replies, messages, 0));
+        run(new Turn(TaskIds.next(), message.conversation(), replies, messages, 0, null));
     }
 
     @Override
@@ -168,7 +180,8 @@ public final class Agent implements Assistant, AutoCloseable {
                 "/done [note] — tell the assistant that what it asked you to do is done",
                 "/new — start afresh: earlier messages are no longer sent to the model",
                 "/model — the language model in use",
-                "/usage — tokens used by this conversation and by all"));
+                "/usage — tokens used by this conversation and by all",
+                "/agents — the sub-agents the assistant started here, and how far each got"));
         extensions.forEach(e -> lines.addAll(e.help()));
         return List.copyOf(lines);
     }
@@ -184,6 +197,7 @@ public final class Agent implements Assistant, AutoCloseable {
             case "/deny" -> Optional.of(say(questions.answer(args, message, false)));
             case "/approvals" -> Optional.of(say(questions.pending(key)));
             case "/policy" -> Optional.of(say(approvals.policy().describe()));
+            case "/agents" -> Optional.of(say(children.list(key)));
             case "/stop" -> Optional.of(say(stop(message.conversation())));
             case "/done" -> Optional.of(say(askHuman.done(key, args.length > 1 ? text.substring(text.indexOf(' ') + 1)
                     .strip() : "")));
@@ -210,24 +224,37 @@ public final class Agent implements Assistant, AutoCloseable {
         timer.shutdownNow();
     }
 
-    /** One turn: its id, conversation, way back, messages so far and model calls made. */
+    /**
+     * One turn: its id, conversation, way back, messages so far and model calls made; for a sub-agent's turn, the
+     * child it is (null for a person's).
+     */
     private static final class Turn {
         final String id;
         final Conversation conversation;
         final Replies replies;
         final List<ModelMessage> messages;
+        final SubAgents.Child child;
         int steps;
+        /** It ended with an answer (or at max-steps), not by failing or being stopped. */
+        boolean answered;
 
-        Turn(String id, Conversation conversation, Replies replies, List<ModelMessage> messages, int steps) {
+        Turn(String id, Conversation conversation, Replies replies, List<ModelMessage> messages, int steps,
+             SubAgents.Child child) {
             this.id = id;
             this.conversation = conversation;
             this.replies = replies;
             this.messages = messages;
             this.steps = steps;
+            this.child = child;
         }
 
         String key() {
             return conversation.key();
+        }
+
+        /** Where the person is: a sub-agent's questions go to its parent's conversation. */
+        Conversation origin() {
+            return child == null ? conversation : Conversation.fromKey(child.parent()).orElse(conversation);
         }
     }
 
@@ -279,6 +306,25 @@ public final class Agent implements Assistant, AutoCloseable {
         } finally {
             running.remove(turn.key(), r);
             r.end();
+            if (turn.child != null) {
+                childTurnEnded(turn, r);
+            }
+        }
+    }
+
+    /** A sub-agent's turn returned: unless it parked, the child ended, and its parent hears how. */
+    private void childTurnEnded(Turn turn, Running r) {
+        if (parked.get(turn.id).isPresent()) {
+            return;
+        }
+        String answer = children.answer(turn.child.id());
+        if (r.stopped) {
+            children.end(turn.child.id(), SubAgents.State.STOPPED, "Stopped by the user.", host);
+        } else if (turn.answered) {
+            children.end(turn.child.id(), SubAgents.State.DONE, answer.isBlank() ? "(no answer)" : answer, host);
+        } else {
+            children.end(turn.child.id(), SubAgents.State.FAILED, answer.isBlank() ? "It failed inside the brain."
+                    : answer, host);
         }
     }
 
@@ -294,7 +340,14 @@ public final class Agent implements Assistant, AutoCloseable {
 
     /** After a failed turn, what the person said still belongs to the conversation; half a tool exchange does not. */
     private void keepPersonsMessage(Turn turn) {
-        contexts.add(turn.key(), List.of(turn.messages.getFirst()));
+        remember(turn, List.of(turn.messages.getFirst()));
+    }
+
+    /** Adds to the conversation's context; a sub-agent's ends with its turn, so it keeps none. */
+    private void remember(Turn turn, List<ModelMessage> messages) {
+        if (turn.child == null) {
+            contexts.add(turn.key(), messages);
+        }
     }
 
     private void loop(Turn turn, Running r) {
@@ -306,17 +359,34 @@ public final class Agent implements Assistant, AutoCloseable {
             if (turn.steps >= settings.maxSteps()) {
                 turn.replies.send(new OutgoingMessage.Text("I stopped after " + settings.maxSteps() + " steps without "
                         + "an answer (agent.max-steps). Tell me how to go on, or send /new to start afresh."));
-                contexts.add(turn.key(), turn.messages);
+                remember(turn, turn.messages);
+                turn.answered = true;
                 return;
             }
             // Each step sees the machines as they are now: one may have come or gone since the last.
             List<WorkerInfo> workers = router.workers();
             Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(workers);
-            List<ModelTool> tools = new ArrayList<>(catalogue.values().stream().map(Toolbox.Offered::tool).toList());
-            tools.add(AskHuman.TOOL);
-            Map<String, Owned> own = brainTools(turn.conversation, catalogue);
-            own.values().forEach(o -> tools.add(o.tool()));
+            Map<String, Owned> own;
             String system = prompt.forConversation(turn.key(), workers);
+            if (turn.child == null) {
+                own = brainTools(turn.conversation, catalogue);
+            } else {
+                // A sub-agent has the machines' tools only (those it was given), and no one to ask but its task.
+                own = Map.of();
+                if (!turn.child.tools().isEmpty()) {
+                    catalogue.keySet().retainAll(turn.child.tools());
+                }
+                system += "\n\nYou are a sub-agent, started by the assistant for one task; the user does not see "
+                        + "what you say until you finish. Do the task with your tools and answer with its result, "
+                        + "complete and brief: your last answer is what the assistant gets.";
+            }
+            List<ModelTool> tools = new ArrayList<>(catalogue.values().stream().map(Toolbox.Offered::tool).toList());
+            if (turn.child == null) {
+                tools.add(AskHuman.TOOL);
+                tools.add(SubAgents.SPAWN_TOOL);
+                tools.add(SubAgents.STATUS_TOOL);
+                own.values().forEach(o -> tools.add(o.tool()));
+            }
             int budget = settings.maxContextTokens() - Messages.tokens(system)
                     - tools.stream().mapToInt(t -> Messages.tokens(t.description() + t.inputSchema())).sum();
             List<ModelMessage> sent = Contexts.fit(contexts.load(turn.key()), turn.messages, budget);
@@ -335,7 +405,8 @@ public final class Agent implements Assistant, AutoCloseable {
                 } else if (reply.text().isBlank()) {
                     turn.replies.send(new OutgoingMessage.Text("(The model gave no answer.)"));
                 }
-                contexts.add(turn.key(), turn.messages);
+                remember(turn, turn.messages);
+                turn.answered = true;
                 return;
             }
             if (!callTools(turn, r, reply.toolCalls(), catalogue, own)) {
@@ -355,6 +426,15 @@ public final class Agent implements Assistant, AutoCloseable {
             if (r.stopped) {
                 throw new CancellationException("the turn was stopped");
             }
+            if (call.name().equals(SubAgents.SPAWN) || call.name().equals(SubAgents.STATUS)
+                    || (call.name().equals(AskHuman.NAME) && turn.child != null)) {
+                answered.put(call.id(), new ModelMessage.ToolResult(call.id(), call.name(), turn.child != null
+                        ? "Refused: a sub-agent cannot " + (call.name().equals(AskHuman.NAME) ? "ask the user"
+                        : "start or follow sub-agents (one level deep only)") + "; do the task yourself."
+                        : call.name().equals(SubAgents.SPAWN) ? spawn(turn, call, catalogue)
+                        : children.status(turn.key(), call.arguments()), turn.child != null));
+                continue;
+            }
             if (call.name().equals(AskHuman.NAME)) {
                 answered.put(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
                         askHuman.ask(turn.conversation, turn.replies, call, host), false));
@@ -367,7 +447,8 @@ public final class Agent implements Assistant, AutoCloseable {
                 continue;
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
-            switch (toolbox.start(turn.key(), turn.id + ":" + turn.steps + ":" + call.id(), call, catalogue)) {
+            switch (toolbox.start(turn.key(), turn.id + ":" + turn.steps + ":" + call.id(), call, catalogue,
+                    turn.child == null ? Optional.empty() : turn.child.worker())) {
                 case Toolbox.Started.Answered a -> answered.put(call.id(),
                         new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
                 case Toolbox.Started.Submitted s -> {
@@ -378,7 +459,7 @@ public final class Agent implements Assistant, AutoCloseable {
                         // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
                         // its time ran out.
                         approvals.asked(task, s.verdict(), s.call());
-                        if (host.reachable(turn.conversation)) {
+                        if (host.reachable(turn.origin())) {
                             told.add(questions.prompt(task, s.verdict()));
                         } else {
                             approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
@@ -439,6 +520,53 @@ public final class Agent implements Assistant, AutoCloseable {
         return own;
     }
 
+    /** The child whose conversation {@code c} is, if it is one. */
+    private Optional<SubAgents.Child> childOf(Conversation c) {
+        return c.channel().equals(SubAgents.CHANNEL) ? children.get(c.id()) : Optional.empty();
+    }
+
+    /**
+     * {@code spawn_agent}: a child in a context of its own, started in its own turn lane; its id at once, for the
+     * model. What is wrong with the call, or a limit reached, is said instead.
+     */
+    private String spawn(Turn turn, ToolCall call, Map<String, Toolbox.Offered> catalogue) {
+        JsonNode args;
+        try {
+            args = json.readTree(call.arguments());
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return "The arguments are not valid JSON (" + e.getOriginalMessage() + ").";
+        }
+        String task = args.path("task").asText("").strip();
+        if (task.isEmpty()) {
+            return "spawn_agent needs a task: what the sub-agent should do and answer with.";
+        }
+        List<String> tools = new ArrayList<>();
+        for (JsonNode t : args.path("tools")) {
+            tools.add(t.asText());
+        }
+        List<String> unknown = tools.stream().filter(t -> !catalogue.containsKey(t)).toList();
+        if (!unknown.isEmpty() || (args.has("tools") && !args.get("tools").isArray())) {
+            return "Not started: 'tools' must list tools that exist; unknown: " + String.join(", ", unknown)
+                    + ". The tools are: " + String.join(", ", catalogue.keySet()) + ".";
+        }
+        Optional<String> worker = Optional.ofNullable(args.get("worker")).map(JsonNode::asText).filter(w -> !w.isBlank());
+        if (worker.isPresent() && router.workers().stream().noneMatch(w -> w.name().equals(worker.get())
+                || w.id().equals(worker.get()))) {
+            return "Not started: there is no machine named '" + worker.get() + "'.";
+        }
+        SubAgents.Either made = children.create(turn.key(), task, tools, worker);
+        if (made.child().isEmpty()) {
+            return made.refusal();
+        }
+        SubAgents.Child child = made.child().get();
+        LOG.log(Level.INFO, "Sub-agent {0} of {1} starts: {2}", child.id(), turn.key(), child.shortTask());
+        turn.replies.send(new OutgoingMessage.Text("↳ Sub-agent " + child.id() + " started: " + child.shortTask()));
+        host.inTurn(child.conversation(), () -> run(new Turn(TaskIds.next(), child.conversation(),
+                children.replies(child, host), new ArrayList<>(List.of(new ModelMessage.User(task))), 0, child)));
+        return "Started sub-agent " + child.id() + ". It works on its own; its result is posted in this "
+                + "conversation when it is done, and agent_status reads it. Do not wait for it.";
+    }
+
     private ModelMessage.ToolResult result(ParkedTurns.Pending p, Task task) {
         return new ModelMessage.ToolResult(p.callId(), p.tool(), toolbox.content(task), toolbox.failed(task));
     }
@@ -495,7 +623,9 @@ public final class Agent implements Assistant, AutoCloseable {
         }
         Conversation c = Conversation.fromKey(p.conversation()).orElseThrow();
         LOG.log(Level.INFO, "Turn {0} in {1} resumes: its tasks finished", turnId, p.conversation());
-        Turn turn = new Turn(turnId, c, host.replies(c), new ArrayList<>(p.messages()), p.steps());
+        SubAgents.Child child = childOf(c).orElse(null);
+        Turn turn = new Turn(turnId, c, child == null ? host.replies(c) : children.replies(child, host),
+                new ArrayList<>(p.messages()), p.steps(), child);
         ModelMessage.Assistant asked = (ModelMessage.Assistant) p.messages().getLast();
         for (ToolCall call : asked.toolCalls()) {
             turn.messages.add(answered.getOrDefault(call.id(), new ModelMessage.ToolResult(call.id(), call.name(),
@@ -516,6 +646,12 @@ public final class Agent implements Assistant, AutoCloseable {
                         .toList());
                 LOG.log(Level.INFO, "Parked turn {0} in {1} ended after {2}", p.turnId(), p.conversation(),
                         settings.parkTimeout());
+                Optional<SubAgents.Child> child = childOf(c);
+                if (child.isPresent()) {
+                    children.end(child.get().id(), SubAgents.State.FAILED, "It stopped waiting for " + tasks
+                            + " after " + DurationText.of(settings.parkTimeout()) + " (agent.park-timeout).", host);
+                    continue;
+                }
                 host.replies(c).send(new OutgoingMessage.Text("I stopped waiting for " + tasks + " after "
                         + DurationText.of(settings.parkTimeout()) + " (agent.park-timeout): the machine did not come back. "
                         + "The task is cancelled; ask again when the machine is online."));
@@ -527,6 +663,15 @@ public final class Agent implements Assistant, AutoCloseable {
 
     private String stop(Conversation c) {
         int cancelled = 0;
+        int stoppedChildren = 0;
+        for (SubAgents.Child child : children.of(c.key())) {
+            if (child.state() == SubAgents.State.RUNNING) {
+                stop(child.conversation());
+                // Ended here, or by its own turn as it noticed: stopped either way.
+                children.end(child.id(), SubAgents.State.STOPPED, "Stopped by the user.", host);
+                stoppedChildren++;
+            }
+        }
         Running r = running.get(c.key());
         if (r != null) {
             // Marked first: a task the turn submits from now on is cancelled by the turn itself as it ends.
@@ -545,11 +690,12 @@ public final class Agent implements Assistant, AutoCloseable {
                 }
             }
         }
-        if (r == null && parkedTurns == 0) {
+        if (r == null && parkedTurns == 0 && stoppedChildren == 0) {
             return "Nothing is running.";
         }
-        return "Stopped" + (cancelled == 0 ? "." : "; cancelled " + cancelled + " task" + (cancelled == 1 ? "" : "s")
-                + ".");
+        return "Stopped" + (stoppedChildren == 0 ? "" : " " + stoppedChildren + " sub-agent"
+                + (stoppedChildren == 1 ? "" : "s")) + (cancelled == 0 ? "" : "; cancelled " + cancelled + " task"
+                + (cancelled == 1 ? "" : "s")) + ".";
     }
 
     /** Cancels a task that has not finished; whether it did. */

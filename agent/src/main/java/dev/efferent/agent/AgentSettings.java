@@ -19,9 +19,12 @@ import java.util.Optional;
  * @param parkTimeout        how long a parked turn waits for its tasks before it ends (default 24h)
  * @param systemPrompt       instructions that replace the built-in ones (the machine list is added either way)
  * @param humanTimeout       how long {@code ask_human} waits for the person (default 10m)
+ * @param maxChildren        sub-agents one conversation may have running (default 5)
+ * @param maxConcurrentChildren sub-agents that may run at once across all conversations (default 8)
  */
 public record AgentSettings(int maxSteps, int maxToolResultChars, int maxContextTokens, Duration parkTimeout,
-                            Optional<String> systemPrompt, Duration humanTimeout) {
+                            Optional<String> systemPrompt, Duration humanTimeout, int maxChildren,
+                            int maxConcurrentChildren) {
 
     /** The defaults. */
     public static AgentSettings defaults() {
@@ -47,7 +50,8 @@ public record AgentSettings(int maxSteps, int maxToolResultChars, int maxContext
         return new AgentSettings(atLeast(settings, "max-steps", 20, 1), atLeast(settings, "max-tool-result-chars", 8000, 100),
                 atLeast(settings, "max-context-tokens", 16000, 1000),
                 settings.getDuration("park-timeout", Duration.ofHours(24)), prompt,
-                settings.getDuration("human-timeout", Duration.ofMinutes(10)));
+                settings.getDuration("human-timeout", Duration.ofMinutes(10)), atLeast(settings, "max-children", 5, 1),
+                atLeast(settings, "max-concurrent-children", 8, 1));
     }
 
     private static int atLeast(Settings settings, String key, int defaultValue, int min) {

@@ -94,8 +94,10 @@ final class Toolbox {
     /**
      * Starts {@code call} as a task of {@code conversation}; bad calls (unknown tool, arguments that are not a JSON
      * object or that its schema refuses, an unknown machine) are answered at once, for the model to correct.
+     * {@code pinned} is the machine a call that names none runs on (a sub-agent's), if any.
      */
-    Started start(String conversation, String callKey, ToolCall call, Map<String, Offered> catalogue) {
+    Started start(String conversation, String callKey, ToolCall call, Map<String, Offered> catalogue,
+                  Optional<String> pinned) {
         Offered offered = catalogue.get(call.name());
         if (offered == null) {
             return new Started.Answered("There is no tool named '" + call.name() + "'. The tools are: "
@@ -117,6 +119,9 @@ final class Toolbox {
         boolean ownWorkerArgument = offered.info().descriptor().inputSchema().path("properties").has(WORKER);
         if (!ownWorkerArgument && params.has(WORKER)) {
             worker = Optional.of(params.remove(WORKER).asText());
+        } else {
+            // A sub-agent started for one machine runs its calls there unless a call names another.
+            worker = pinned;
         }
         // Checked here, not only at dispatch: a call for an offline machine would otherwise wait to be refused.
         List<String> problems = schemaOf(offered).map(s -> s.validate(params)).orElse(List.of());

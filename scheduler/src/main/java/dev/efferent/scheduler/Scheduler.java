@@ -12,12 +12,12 @@ import dev.efferent.conversations.AssistantHost;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.queue.Records;
+import dev.efferent.queue.spi.TaskIds;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.TaskRequest;
 
 import java.lang.System.Logger.Level;
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,7 +44,6 @@ public final class Scheduler implements Extension, AutoCloseable {
     static final String PREFIX = "schedule:";
     /** The shortest interval: anything faster is a loop, not a schedule. */
     static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
-    private static final SecureRandom IDS = new SecureRandom();
 
     private final Router router;
     private final Records records;
@@ -374,13 +373,13 @@ public final class Scheduler implements Extension, AutoCloseable {
         }
     }
 
-    private static String newId() {
-        String alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
-        StringBuilder id = new StringBuilder("s-");
-        for (int i = 0; i < 6; i++) {
-            id.append(alphabet.charAt(IDS.nextInt(alphabet.length())));
-        }
-        return id.toString();
+    /** Short enough to type ({@code /unschedule s-7k2x9q}): 30 random bits, checked against the schedules kept. */
+    private String newId() {
+        String id;
+        do {
+            id = "s-" + TaskIds.next().substring(0, 6);
+        } while (records.get(PREFIX + id).isPresent());
+        return id;
     }
 
     @Override

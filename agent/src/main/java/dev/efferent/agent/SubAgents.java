@@ -1,0 +1,325 @@
+package dev.efferent.agent;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.AssistantHost;
+import dev.efferent.conversations.Replies;
+import dev.efferent.core.tools.DurationText;
+import dev.efferent.model.spi.ModelTool;
+import dev.efferent.queue.Records;
+import dev.efferent.queue.spi.TaskIds;
+
+import java.lang.System.Logger.Level;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Sub-agents: children the model starts with {@code spawn_agent}, each a turn of its own in a context of its own
+ * (the conversation {@code subagent:<id>}), one level deep and within limits. A child is kept in records from before
+ * its id is returned until well after it ended, with its result, so a result is never lost: it is stored first, then
+ * posted in the parent conversation, and {@code agent_status} reads it there.
+ */
+final class SubAgents {
+    private static final System.Logger LOG = System.getLogger(SubAgents.class.getName());
+    static final String SPAWN = "spawn_agent";
+    static final String STATUS = "agent_status";
+    /** The channel of children's conversations: none is registered, so nothing they say goes out by itself. */
+    static final String CHANNEL = "subagent";
+    private static final String PREFIX = "agent:child:";
+    /** How long an ended child is kept for {@code agent_status} and {@code /agents}. */
+    private static final Duration KEPT = Duration.ofDays(7);
+
+    static final ModelTool SPAWN_TOOL = new ModelTool(SPAWN, "Start a sub-agent: an assistant with a context of its "
+            + "own that does one task in parallel with you (e.g. one of several files, machines or pages to look "
+            + "at) and posts its result in this conversation when done. Returns its id at once; do not wait for it. "
+            + "It does not see this conversation: put everything it needs in 'task'.", """
+            {"type":"object","properties":{
+            "task":{"type":"string","description":"what to do and what to answer with"},
+            "tools":{"type":"array","items":{"type":"string"},"description":"the only tools it may use; all by default"},
+            "worker":{"type":"string","description":"the machine its calls run on"}},"required":["task"]}""");
+    static final ModelTool STATUS_TOOL = new ModelTool(STATUS, "The status and result of the sub-agents started in "
+            + "this conversation, or of one by its id.",
+            "{\"type\":\"object\",\"properties\":{\"id\":{\"type\":\"string\"}}}");
+
+    /** A child's state. */
+    enum State {
+        RUNNING, DONE, FAILED, STOPPED;
+
+        String word() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /**
+     * A child.
+     *
+     * @param id       its id, e.g. {@code a-7k2x9q}
+     * @param parent   the conversation that started it
+     * @param task     what it was asked to do
+     * @param tools    the only tools it may use; empty for all
+     * @param worker   the machine its calls run on, unless a call names one
+     * @param state    how far it got
+     * @param result   its answer, or why it failed
+     * @param started  when it started
+     * @param ended    when it ended
+     */
+    record Child(String id, String parent, String task, List<String> tools, Optional<String> worker, State state,
+                 String result, Instant started, Optional<Instant> ended) {
+        Conversation conversation() {
+            return new Conversation(CHANNEL, id);
+        }
+
+        String shortTask() {
+            String line = task.strip().lines().findFirst().orElse("");
+            return line.length() > 80 ? line.substring(0, 80) + "…" : line;
+        }
+    }
+
+    private final Records records;
+    private final ObjectMapper json;
+    private final AgentSettings settings;
+    private final Clock clock;
+    /** What each running child has said so far: its answer, once its turn ends. */
+    private final Map<String, Answer> said = new ConcurrentHashMap<>();
+
+    SubAgents(Records records, ObjectMapper json, AgentSettings settings, Clock clock) {
+        this.records = records;
+        this.json = json;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    /**
+     * Starts keeping a child of {@code parent}, or says why not: the limits of children per conversation and
+     * overall. Checked and kept under one lock, so that two spawns at once cannot both take the last place.
+     */
+    synchronized Either create(String parent, String task, List<String> tools, Optional<String> worker) {
+        List<Child> running = all().stream().filter(c -> c.state() == State.RUNNING).toList();
+        long here = running.stream().filter(c -> c.parent().equals(parent)).count();
+        if (here >= settings.maxChildren()) {
+            return new Either(Optional.empty(), "Refused: this conversation already has " + here + " sub-agent"
+                    + (here == 1 ? "" : "s") + " running, the most it may have (agent.max-children); wait for one to finish (agent_status) or "
+                    + "do the task yourself.");
+        }
+        if (running.size() >= settings.maxConcurrentChildren()) {
+            return new Either(Optional.empty(), "Refused: " + running.size() + (running.size() == 1
+                    ? " sub-agent is" : " sub-agents are") + " running across all conversations, the most there may be (agent.max-concurrent-children); wait for one to finish "
+                    + "or do the task yourself.");
+        }
+        String id;
+        do {
+            id = "a-" + TaskIds.next().substring(0, 6);
+        } while (records.get(PREFIX + id).isPresent());
+        Child child = new Child(id, parent, task, List.copyOf(tools), worker, State.RUNNING, "", clock.instant(),
+                Optional.empty());
+        records.put(PREFIX + id, write(child));
+        said.put(id, new Answer());
+        return new Either(Optional.of(child), "");
+    }
+
+    /** A child made, or why not. */
+    record Either(Optional<Child> child, String refusal) {
+    }
+
+    Optional<Child> get(String id) {
+        return records.get(PREFIX + id).flatMap(data -> read(PREFIX + id, data));
+    }
+
+    /** Every child kept, oldest first; those ended long ago are forgotten on the way. */
+    List<Child> all() {
+        List<Child> all = new ArrayList<>();
+        Instant forget = clock.instant().minus(KEPT);
+        records.values(PREFIX).forEach((key, data) -> read(key, data).ifPresent(c -> {
+            if (c.ended().map(e -> e.isBefore(forget)).orElse(false)) {
+                records.remove(key);
+            } else {
+                all.add(c);
+            }
+        }));
+        all.sort(Comparator.comparing(Child::started));
+        return all;
+    }
+
+    List<Child> of(String parent) {
+        return all().stream().filter(c -> c.parent().equals(parent)).toList();
+    }
+
+    /**
+     * Ends child {@code id} as {@code state} with {@code result}, if it is still running: stored first, then
+     * posted in its parent conversation. Whether this call ended it (a child stopped by {@code /stop} is not
+     * ended again by its turn, which notices afterwards).
+     */
+    boolean end(String id, State state, String result, AssistantHost host) {
+        said.remove(id);
+        while (true) {
+            Optional<String> data = records.get(PREFIX + id);
+            Optional<Child> child = data.flatMap(d -> read(PREFIX + id, d));
+            if (child.isEmpty() || child.get().state() != State.RUNNING) {
+                return false;
+            }
+            Child c = child.get();
+            Child ended = new Child(c.id(), c.parent(), c.task(), c.tools(), c.worker(), state, result,
+                    c.started(), Optional.of(clock.instant()));
+            // Replaced only from what was read: of a turn ending and a /stop at once, one ends it.
+            if (records.replace(PREFIX + id, data.get(), write(ended))) {
+                LOG.log(Level.INFO, "Sub-agent {0} of {1} ended: {2}", id, c.parent(), state.word());
+                Conversation.fromKey(c.parent()).ifPresent(p -> host.replies(p).send(new OutgoingMessage.Text(
+                        "↳ Sub-agent " + id + " " + (state == State.DONE ? "finished" : state.word()) + " ("
+                                + c.shortTask() + "):\n" + cut(result))));
+                return true;
+            }
+        }
+    }
+
+    /** What a child says, step by step: the last step that said something is its answer. */
+    private static final class Answer {
+        private final StringBuilder step = new StringBuilder();
+        private String last = "";
+
+        synchronized void stream(String text) {
+            step.append(text);
+        }
+
+        synchronized void endStep() {
+            said(step.toString());
+            step.setLength(0);
+        }
+
+        synchronized void said(String text) {
+            if (!text.isBlank()) {
+                last = text.strip();
+            }
+        }
+
+        synchronized String last() {
+            return last;
+        }
+    }
+
+    /** The way back from child {@code c}: what it says is its answer; a question for the person goes to the parent. */
+    Replies replies(Child c, AssistantHost host) {
+        Answer answer = said.computeIfAbsent(c.id(), k -> new Answer());
+        return new Replies() {
+            @Override
+            public void send(OutgoingMessage message) {
+                switch (message) {
+                    case OutgoingMessage.Prompt p -> parent(c).ifPresent(to -> host.replies(to).send(p));
+                    case OutgoingMessage.PromptClosed p -> parent(c).ifPresent(to -> host.replies(to).send(p));
+                    case OutgoingMessage.Text t -> answer.said(t.text());
+                    default -> {
+                        // Results and images of its calls are its own business; it reports in its answer.
+                    }
+                }
+            }
+
+            @Override
+            public void stream(String appended) {
+                answer.stream(appended);
+            }
+
+            @Override
+            public void finish() {
+                answer.endStep();
+            }
+        };
+    }
+
+    /** What child {@code id} has answered so far: the last step of its turn that said something. */
+    String answer(String id) {
+        Answer a = said.get(id);
+        return a == null ? "" : a.last();
+    }
+
+    /** {@code agent_status}: the children of {@code parent}, or one of them. */
+    String status(String parent, String arguments) {
+        String id;
+        try {
+            id = json.readTree(arguments).path("id").asText("").strip();
+        } catch (JsonProcessingException e) {
+            id = "";
+        }
+        List<Child> children = of(parent);
+        if (!id.isEmpty()) {
+            String wanted = id;
+            children = children.stream().filter(c -> c.id().equals(wanted)).toList();
+            if (children.isEmpty()) {
+                return "No sub-agent " + id + " was started in this conversation.";
+            }
+        }
+        if (children.isEmpty()) {
+            return "No sub-agent was started in this conversation.";
+        }
+        StringBuilder out = new StringBuilder();
+        for (Child c : children) {
+            out.append(c.id()).append(" (").append(c.shortTask()).append("): ").append(c.state().word());
+            if (c.state() == State.RUNNING) {
+                out.append(" for ").append(DurationText.words(Duration.between(c.started(), clock.instant())
+                        .withNanos(0)));
+            } else {
+                out.append("\n").append(cut(c.result()));
+            }
+            out.append("\n");
+        }
+        return out.toString().strip();
+    }
+
+    /** {@code /agents}: the children of {@code parent}, one line each. */
+    String list(String parent) {
+        List<Child> children = of(parent);
+        if (children.isEmpty()) {
+            return "No sub-agents here. The assistant starts them (spawn_agent) for work it can do in parallel.";
+        }
+        StringBuilder out = new StringBuilder("Sub-agents:");
+        for (Child c : children) {
+            out.append("\n↳ ").append(c.id()).append("  ").append(c.state().word()).append("  ").append(c.shortTask());
+        }
+        return out.toString();
+    }
+
+    private static Optional<Conversation> parent(Child c) {
+        return Conversation.fromKey(c.parent());
+    }
+
+    private String cut(String text) {
+        int max = settings.maxToolResultChars();
+        return text.length() <= max ? text : text.substring(0, max) + "\n[… cut: " + (text.length() - max)
+                + " more characters]";
+    }
+
+    private String write(Child c) {
+        ObjectNode o = json.createObjectNode().put("id", c.id()).put("parent", c.parent()).put("task", c.task())
+                .put("state", c.state().name()).put("result", c.result()).put("started", c.started().toString());
+        c.tools().forEach(o.putArray("tools")::add);
+        c.worker().ifPresent(w -> o.put("worker", w));
+        c.ended().ifPresent(e -> o.put("ended", e.toString()));
+        return o.toString();
+    }
+
+    private Optional<Child> read(String key, String data) {
+        try {
+            JsonNode o = json.readTree(data);
+            List<String> tools = new ArrayList<>();
+            o.path("tools").forEach(t -> tools.add(t.asText()));
+            return Optional.of(new Child(o.path("id").asText(), o.path("parent").asText(), o.path("task").asText(),
+                    tools, Optional.ofNullable(o.get("worker")).map(JsonNode::asText),
+                    State.valueOf(o.path("state").asText()), o.path("result").asText(),
+                    Instant.parse(o.path("started").asText()),
+                    Optional.ofNullable(o.get("ended")).map(e -> Instant.parse(e.asText()))));
+        } catch (JsonProcessingException | RuntimeException e) {
+            LOG.log(Level.WARNING, "Sub-agent record " + key + " cannot be read and is dropped: " + e.getMessage());
+            records.remove(key);
+            return Optional.empty();
+        }
+    }
+}
