@@ -2,6 +2,7 @@ package dev.efferent.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
@@ -138,7 +139,8 @@ public final class Agent implements Assistant, AutoCloseable {
     @Override
     public void start(AssistantHost host) {
         this.host = host;
-        extensions.forEach(e -> e.start(host));
+        Calls calls = this::callFor;
+        extensions.forEach(e -> e.start(host, calls));
         List<ParkedTurns.Parked> waiting = parked.all();
         if (!waiting.isEmpty()) {
             LOG.log(Level.INFO, "{0} parked turn(s) wait for their tasks", waiting.size());
@@ -447,8 +449,9 @@ public final class Agent implements Assistant, AutoCloseable {
                 continue;
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
-            switch (toolbox.start(turn.key(), turn.id + ":" + turn.steps + ":" + call.id(), call, catalogue,
-                    turn.child == null ? Optional.empty() : turn.child.worker())) {
+            switch (toolbox.start(turn.key(), TASK_KEY_PREFIX + turn.id + ":" + turn.steps + ":" + call.id(), call,
+                    catalogue,
+                    turn.child == null ? Optional.empty() : turn.child.worker(), false)) {
                 case Toolbox.Started.Answered a -> answered.put(call.id(),
                         new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
                 case Toolbox.Started.Submitted s -> {
@@ -518,6 +521,36 @@ public final class Agent implements Assistant, AutoCloseable {
             }
         }
         return own;
+    }
+
+    /** {@link Calls#start}: a call as a turn of {@code conversation} would make it, without a model. */
+    private Calls.Started callFor(Conversation conversation, String key, String tool, ObjectNode params,
+                                  Optional<String> worker, boolean askFirst) {
+        ObjectNode args = params.deepCopy();
+        Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(router.workers());
+        boolean ownWorkerArgument = Optional.ofNullable(catalogue.get(tool))
+                .map(o -> o.info().descriptor().inputSchema().path("properties").has(Toolbox.WORKER)).orElse(false);
+        if (worker.isPresent() && !ownWorkerArgument) {
+            args.put(Toolbox.WORKER, worker.get());
+        }
+        Toolbox.Started started = toolbox.start(conversation.key(), key, new ToolCall(key, tool, args.toString()),
+                catalogue, Optional.empty(), askFirst);
+        return switch (started) {
+            case Toolbox.Started.Answered a -> new Calls.Started.Refused(a.content());
+            case Toolbox.Started.Submitted s -> {
+                Task task = s.submission().task();
+                if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL
+                        && s.submission().outcome() != Submission.Outcome.DUPLICATE) {
+                    approvals.asked(task, s.verdict(), s.call());
+                    if (host.reachable(conversation)) {
+                        host.replies(conversation).send(questions.prompt(task, s.verdict()));
+                    } else {
+                        approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
+                    }
+                }
+                yield new Calls.Started.Submitted(task);
+            }
+        };
     }
 
     /** The child whose conversation {@code c} is, if it is one. */

@@ -42,4 +42,12 @@ public interface Extension {
     /** Called once, as the assistant starts: how to reach conversations from now on. */
     default void start(AssistantHost host) {
     }
+
+    /**
+     * Called once, as the assistant starts, instead of {@link #start(AssistantHost)} (which the default calls): how
+     * to reach conversations, and how to make tool calls as the assistant does.
+     */
+    default void start(AssistantHost host, Calls calls) {
+        start(host);
+    }
 }

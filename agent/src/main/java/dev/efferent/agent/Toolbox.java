@@ -94,10 +94,11 @@ final class Toolbox {
     /**
      * Starts {@code call} as a task of {@code conversation}; bad calls (unknown tool, arguments that are not a JSON
      * object or that its schema refuses, an unknown machine) are answered at once, for the model to correct.
-     * {@code pinned} is the machine a call that names none runs on (a sub-agent's), if any.
+     * {@code pinned} is the machine a call that names none runs on (a sub-agent's), if any; {@code askFirst} holds
+     * it for a yes where the policy would let it run (an automation's step marked so).
      */
-    Started start(String conversation, String callKey, ToolCall call, Map<String, Offered> catalogue,
-                  Optional<String> pinned) {
+    Started start(String conversation, String idempotencyKey, ToolCall call, Map<String, Offered> catalogue,
+                  Optional<String> pinned, boolean askFirst) {
         Offered offered = catalogue.get(call.name());
         if (offered == null) {
             return new Started.Answered("There is no tool named '" + call.name() + "'. The tools are: "
@@ -145,12 +146,14 @@ final class Toolbox {
                 }
             }
         }
+        if (askFirst && verdict.decision() == Decision.ALLOW) {
+            verdict = new Verdict(Decision.ASK, "this step is marked approval: required");
+        }
         if (verdict.decision() == Decision.DENY) {
             return new Started.Answered("Refused by the approval policy (" + verdict.why() + "); do not try "
                     + "another way around it.");
         }
-        TaskRequest request = TaskRequest.of(call.name(), params).from(conversation)
-                .withIdempotencyKey(dev.efferent.conversations.Assistant.TASK_KEY_PREFIX + callKey);
+        TaskRequest request = TaskRequest.of(call.name(), params).from(conversation).withIdempotencyKey(idempotencyKey);
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
         } else if (verdict.decision() == Decision.ASK && machine.isPresent()) {

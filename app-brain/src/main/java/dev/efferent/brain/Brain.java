@@ -24,6 +24,7 @@ import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.scheduler.Automations;
 import dev.efferent.scheduler.Scheduler;
 import dev.efferent.scheduler.SchedulerSettings;
 import io.helidon.common.socket.SocketOptions;
@@ -59,12 +60,14 @@ final class Brain implements AutoCloseable {
     private final Approvals approvals;
     private final Agent agent;
     private final Scheduler scheduler;
+    private final Automations automations;
     private final ChatService chat;
     private final WebServer server;
 
     private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Approvals approvals,
-                  Agent agent, Scheduler scheduler, ChatService chat, WebServer server) {
+                  Agent agent, Scheduler scheduler, Automations automations, ChatService chat, WebServer server) {
         this.scheduler = scheduler;
+        this.automations = automations;
         this.approvals = approvals;
         this.agent = agent;
         this.queue = queue;
@@ -86,6 +89,7 @@ final class Brain implements AutoCloseable {
         Approvals approvals = null;
         Agent agent = null;
         Scheduler scheduler = null;
+        Automations automations = null;
         ChatService chat = null;
         try {
             PluginLayers plugins = PluginLayers.fromConfig(config);
@@ -108,8 +112,9 @@ final class Brain implements AutoCloseable {
             // Schedules are kept where conversations are: with PostgreSQL, every brain over it fires them, once.
             scheduler = new Scheduler(router, records, SchedulerSettings.from(new ConfigSettings(config.get("scheduler"))),
                     Clock.systemUTC());
+            automations = new Automations(router, records, Clock.systemUTC());
             agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
-                    records, Clock.systemUTC(), List.of(scheduler));
+                    records, Clock.systemUTC(), List.of(scheduler, automations));
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
             chat = new ChatService(router, agent, store,
@@ -139,13 +144,16 @@ final class Brain implements AutoCloseable {
             settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0}, readable "
                     + "only by this user; the web console at http://{1}:{2}/ asks for it (cat {0}), the terminal chat "
                     + "reads it by itself", file, consoleHost(settings.host()), String.valueOf(server.port())));
-            return new Brain(queue, tools, router, metrics, approvals, agent, scheduler, chat, server);
+            return new Brain(queue, tools, router, metrics, approvals, agent, scheduler, automations, chat, server);
         } catch (RuntimeException e) {
             if (chat != null) {
                 chat.close();
             }
             if (scheduler != null) {
                 scheduler.close();
+            }
+            if (automations != null) {
+                automations.close();
             }
             if (agent != null) {
                 agent.close();
@@ -230,6 +238,7 @@ final class Brain implements AutoCloseable {
             LOG.log(Level.INFO, "Brain stopping (the queue cannot be counted: {0})", e.getMessage());
         }
         scheduler.close();
+        automations.close();
         chat.close();
         agent.close();
         approvals.close();

@@ -118,10 +118,11 @@ public final class CommandHandler {
                 case "/cancel" -> cancel(args);
                 case "/workers", "/nodes" -> say(workers(conversation));
                 case "/worker" -> worker(conversation, args);
-                case "/run", "/shell", "/read", "/ls" -> switch (ToolCommands.parse(text).orElseThrow()) {
-                    case ToolCommands.Parsed.Call call -> submit(conversation, call.tool(), call.params(), started);
-                    case ToolCommands.Parsed.Usage u -> say(u.text());
-                };
+                // An automation is a tool of the brain itself: the assistant runs it.
+                case "/run" -> args.startsWith("automation_") ? assistant.command(message).orElseGet(() -> say(
+                        "Unknown automation " + args.split("\\s+")[0] + ". Send /automations for the list."))
+                        : runTool(conversation, text, started);
+                case "/shell", "/read", "/ls" -> runTool(conversation, text, started);
                 case "/result" -> result(args);
                 default -> assistant.command(message)
                         .orElseGet(() -> say("Unknown command " + command + ". Send /help for the list."));
@@ -131,6 +132,13 @@ public final class CommandHandler {
         } catch (QueueException e) {
             return say("The task queue is unavailable right now: " + e.getMessage());
         }
+    }
+
+    private List<OutgoingMessage> runTool(Conversation conversation, String text, Consumer<String> started) {
+        return switch (ToolCommands.parse(text).orElseThrow()) {
+            case ToolCommands.Parsed.Call call -> submit(conversation, call.tool(), call.params(), started);
+            case ToolCommands.Parsed.Usage u -> say(u.text());
+        };
     }
 
     private List<OutgoingMessage> submit(Conversation conversation, String tool, ObjectNode params,

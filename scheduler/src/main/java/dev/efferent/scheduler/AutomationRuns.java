@@ -1,0 +1,231 @@
+package dev.efferent.scheduler;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.agent.Calls;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.conversations.Assistant;
+import dev.efferent.conversations.AssistantHost;
+import dev.efferent.core.tools.ToolResultJson;
+import dev.efferent.queue.Records;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import dev.efferent.queue.spi.TaskIds;
+import dev.efferent.router.Router;
+import dev.efferent.tools.spi.Content;
+import dev.efferent.tools.spi.ToolResult;
+
+import java.lang.System.Logger.Level;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Automations being replayed: each step a task, one after the other, on one machine. A run is kept in records
+ * (with PostgreSQL, in the database) with the step it is at and that step's task, so a step held for a yes, or a
+ * brain restart, only pauses it: it goes on from where it stopped when the task finishes.
+ */
+final class AutomationRuns implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(AutomationRuns.class.getName());
+    private static final String PREFIX = "automation:run:";
+    /** Longest output of the last step shown when a run ends. */
+    private static final int SHOWN = 1500;
+
+    /** A run: what is replayed, with which values, where, and how far it got. */
+    private record Run(String id, Automation automation, Map<String, String> values, String conversation,
+                       Optional<String> worker, int step, Optional<String> task) {
+    }
+
+    private final Router router;
+    private final Records records;
+    private final ObjectMapper json;
+    /** Runs advance here, one step at a time: never on the router's thread, which completes the tasks. */
+    private final ExecutorService steps = Executors.newSingleThreadExecutor(
+            Thread.ofPlatform().name("efferent-automations").daemon().factory());
+    private volatile AssistantHost host;
+    private volatile Calls calls;
+
+    AutomationRuns(Router router, Records records, ObjectMapper json) {
+        this.router = router;
+        this.records = records;
+        this.json = json;
+    }
+
+    /** Starts: runs kept from before (a restart) wait for their step's task again. */
+    void start(AssistantHost host, Calls calls) {
+        this.host = host;
+        this.calls = calls;
+        records.values(PREFIX).forEach((key, data) -> read(key, data).ifPresent(run -> {
+            LOG.log(Level.INFO, "Automation run {0} ({1}) goes on at step {2}", run.id(), run.automation().name(),
+                    run.step() + 1);
+            if (run.task().isPresent()) {
+                watch(run);
+            } else {
+                steps.execute(() -> advance(run, data));
+            }
+        }));
+    }
+
+    /** Starts replaying {@code a} in {@code conversation}; what to tell whoever asked. */
+    String run(Conversation conversation, Automation a, Map<String, String> values, Optional<String> worker) {
+        Run run = new Run("r-" + TaskIds.next().substring(0, 6), a, Map.copyOf(values), conversation.key(), worker, 0,
+                Optional.empty());
+        String data = write(run);
+        records.put(PREFIX + run.id(), data);
+        LOG.log(Level.INFO, "Automation {0} runs ({1}) in {2}", a.name(), run.id(), conversation.key());
+        steps.execute(() -> advance(run, data));
+        return "Started automation " + a.name() + " (run " + run.id() + "): " + steps(a) + ", one after the other; "
+                + "the outcome is posted here.";
+    }
+
+    /** Starts {@code run}'s current step, or ends it after its last. {@code data} is what is stored of it. */
+    private void advance(Run run, String data) {
+        try {
+            Automation a = run.automation();
+            if (run.step() >= a.steps().size()) {
+                end(run, "Automation " + a.name() + " done (run " + run.id() + "): " + steps(a) + " ran.");
+                return;
+            }
+            Automation.Step step = a.steps().get(run.step());
+            Calls.Started started = calls.start(conversation(run), Assistant.TASK_KEY_PREFIX + "automation:" + run.id()
+                    + ":" + run.step(), step.tool(), a.params(run.step(), run.values()), run.worker(), step.approval());
+            switch (started) {
+                case Calls.Started.Refused r -> end(run, stoppedAt(run) + " was refused: " + r.reason());
+                case Calls.Started.Submitted s -> {
+                    Run waiting = new Run(run.id(), a, run.values(), run.conversation(), run.worker(), run.step(),
+                            Optional.of(s.task().id()));
+                    // Another brain that got there first has the same task (its key) and goes on with it.
+                    if (records.replace(PREFIX + run.id(), data, write(waiting))) {
+                        watch(waiting);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Automation run " + run.id() + " could not go on", e);
+            end(run, stoppedAt(run) + " could not start: " + e.getMessage());
+        }
+    }
+
+    private void watch(Run run) {
+        router.completion(run.task().orElseThrow()).whenComplete((task, e) -> steps.execute(() -> stepDone(run.id())));
+    }
+
+    /** The current step's task of run {@code id} finished: the next step, or the end. */
+    private void stepDone(String id) {
+        Optional<String> data = records.get(PREFIX + id);
+        Optional<Run> found = data.flatMap(d -> read(PREFIX + id, d));
+        if (found.isEmpty() || found.get().task().isEmpty()) {
+            return;
+        }
+        Run run = found.get();
+        Optional<Task> task = router.task(run.task().get());
+        if (task.isEmpty()) {
+            end(run, stoppedAt(run) + ": its task " + run.task().get() + " is gone.");
+            return;
+        }
+        Task t = task.get();
+        if (!t.status().isFinished()) {
+            return;
+        }
+        ToolResult result = t.result().map(ToolResultJson::stored).orElse(ToolResult.text(""));
+        if (t.status() != TaskStatus.COMPLETED || result.isError()) {
+            end(run, stoppedAt(run) + " (task " + t.id() + ") " + switch (t.status()) {
+                case CANCELLED -> "did not run: " + t.error().orElse("cancelled");
+                case COMPLETED -> "failed: " + cut(text(result));
+                default -> "failed: " + t.error().orElse("no reason given");
+            } + ".");
+            return;
+        }
+        // Every later step runs on the machine the first one ran on.
+        Optional<String> worker = run.worker().or(t::leaseOwner);
+        Run next = new Run(run.id(), run.automation(), run.values(), run.conversation(), worker, run.step() + 1,
+                Optional.empty());
+        String nextData = write(next);
+        if (!records.replace(PREFIX + id, data.get(), nextData)) {
+            return;
+        }
+        if (next.step() >= run.automation().steps().size()) {
+            end(next, "Automation " + run.automation().name() + " done (run " + id + "): " + steps(run.automation())
+                    + " ran. The last one said:\n" + cut(text(result)));
+        } else {
+            advance(next, nextData);
+        }
+    }
+
+    private String stoppedAt(Run run) {
+        Automation a = run.automation();
+        return "Automation " + a.name() + " (run " + run.id() + ") stopped: step " + (run.step() + 1) + " of "
+                + a.steps().size() + " (" + a.steps().get(Math.min(run.step(), a.steps().size() - 1)).tool() + ")";
+    }
+
+    /** The run is over: forgotten, and said in its conversation. */
+    private void end(Run run, String said) {
+        if (!records.remove(PREFIX + run.id())) {
+            return;
+        }
+        LOG.log(Level.INFO, said);
+        host.replies(conversation(run)).send(new OutgoingMessage.Text(said));
+    }
+
+    private static String steps(Automation a) {
+        return a.steps().size() + (a.steps().size() == 1 ? " step" : " steps");
+    }
+
+    private static Conversation conversation(Run run) {
+        return Conversation.fromKey(run.conversation()).orElseThrow();
+    }
+
+    private static String text(ToolResult result) {
+        StringBuilder out = new StringBuilder();
+        for (Content c : result.content()) {
+            if (c instanceof Content.Text t) {
+                out.append(t.text());
+            }
+        }
+        return out.toString().strip();
+    }
+
+    private static String cut(String text) {
+        return text.length() <= SHOWN ? text : text.substring(0, SHOWN) + " […]";
+    }
+
+    private String write(Run run) {
+        ObjectNode o = json.createObjectNode().put("id", run.id()).put("conversation", run.conversation())
+                .put("step", run.step());
+        try {
+            o.set("automation", json.readTree(run.automation().write(json)));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an automation written as JSON cannot be read back", e);
+        }
+        ObjectNode values = o.putObject("values");
+        run.values().forEach(values::put);
+        run.worker().ifPresent(w -> o.put("worker", w));
+        run.task().ifPresent(t -> o.put("task", t));
+        return o.toString();
+    }
+
+    private Optional<Run> read(String key, String data) {
+        try {
+            JsonNode o = json.readTree(data);
+            Map<String, String> values = new LinkedHashMap<>();
+            o.path("values").fields().forEachRemaining(e -> values.put(e.getKey(), e.getValue().asText()));
+            return Optional.of(new Run(o.path("id").asText(), Automation.read(o.path("automation")), values,
+                    o.path("conversation").asText(), Optional.ofNullable(o.get("worker")).map(JsonNode::asText),
+                    o.path("step").asInt(), Optional.ofNullable(o.get("task")).map(JsonNode::asText)));
+        } catch (JsonProcessingException | RuntimeException e) {
+            LOG.log(Level.WARNING, "Automation run " + key + " cannot be read and is dropped: " + e.getMessage());
+            records.remove(key);
+            return Optional.empty();
+        }
+    }
+
+    @Override
+    public void close() {
+        steps.shutdownNow();
+    }
+}
