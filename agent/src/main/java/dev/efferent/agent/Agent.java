@@ -1,6 +1,5 @@
 package dev.efferent.agent;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.channel.spi.Conversation;
@@ -124,7 +123,7 @@ public final class Agent implements Assistant, AutoCloseable {
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
         this.children = new SubAgents(records, json, settings, clock);
-        this.questions = new Questions(router, approvals, json);
+        this.questions = new Questions(router, approvals, json, children);
         // However a question was answered, wherever it was shown its buttons go.
         // A sub-agent's question was asked in its parent's conversation, so its buttons are there.
         approvals.onAnswered((task, said) -> task.requester().flatMap(Conversation::fromKey)
@@ -146,13 +145,7 @@ public final class Agent implements Assistant, AutoCloseable {
             LOG.log(Level.INFO, "{0} parked turn(s) wait for their tasks", waiting.size());
         }
         waiting.forEach(this::watch);
-        // A child whose turn was running (not parked) when the brain stopped cannot go on: its parent hears so.
-        for (SubAgents.Child c : children.all()) {
-            if (c.state() == SubAgents.State.RUNNING && waiting.stream()
-                    .noneMatch(p -> p.conversation().equals(c.conversation().key()))) {
-                children.end(c.id(), SubAgents.State.FAILED, "The brain stopped while it ran; start it again.", host);
-            }
-        }
+        children.alive();
         long every = Math.max(1_000, Math.min(60_000, settings.parkTimeout().toMillis() / 4));
         timer.scheduleWithFixedDelay(this::expireParked, every, every, TimeUnit.MILLISECONDS);
     }
@@ -224,6 +217,12 @@ public final class Agent implements Assistant, AutoCloseable {
     @Override
     public void close() {
         timer.shutdownNow();
+        try {
+            children.stopped();
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not say that this brain stops; its sub-agents end in two minutes: "
+                    + e.getMessage());
+        }
     }
 
     /**
@@ -286,6 +285,9 @@ public final class Agent implements Assistant, AutoCloseable {
     }
 
     private void run(Turn turn) {
+        if (turn.child != null) {
+            children.runsHere(turn.child.id());
+        }
         Running r = new Running(Thread.currentThread());
         running.put(turn.key(), r);
         try {
@@ -355,7 +357,9 @@ public final class Agent implements Assistant, AutoCloseable {
     private void loop(Turn turn, Running r) {
         Model m = model.orElseThrow();
         while (true) {
-            if (r.stopped) {
+            if (r.stopped || (turn.child != null && children.get(turn.child.id())
+                    .map(c -> c.state() != SubAgents.State.RUNNING).orElse(true))) {
+                // Stopped, or a child stopped (by /stop in its parent) before its turn had begun.
                 throw new CancellationException("the turn was stopped");
             }
             if (turn.steps >= settings.maxSteps()) {
@@ -461,12 +465,7 @@ public final class Agent implements Assistant, AutoCloseable {
                     if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL) {
                         // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
                         // its time ran out.
-                        approvals.asked(task, s.verdict(), s.call());
-                        if (host.reachable(turn.origin())) {
-                            told.add(questions.prompt(task, s.verdict()));
-                        } else {
-                            approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
-                        }
+                        question(s, turn.origin()).ifPresent(told::add);
                         waiting.add(pending);
                     } else {
                         submitted.add(pending);
@@ -541,21 +540,30 @@ public final class Agent implements Assistant, AutoCloseable {
                 Task task = s.submission().task();
                 if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL
                         && s.submission().outcome() != Submission.Outcome.DUPLICATE) {
-                    approvals.asked(task, s.verdict(), s.call());
-                    if (host.reachable(conversation)) {
-                        host.replies(conversation).send(questions.prompt(task, s.verdict()));
-                    } else {
-                        approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
-                    }
+                    question(s, conversation).ifPresent(host.replies(conversation)::send);
                 }
                 yield new Calls.Started.Submitted(task);
             }
         };
     }
 
+    /**
+     * A call held for a yes: its question recorded, and the prompt to show in {@code origin}; empty where no one
+     * can be asked there (the fallback applies at once).
+     */
+    private Optional<OutgoingMessage> question(Toolbox.Started.Submitted s, Conversation origin) {
+        Task task = s.submission().task();
+        approvals.asked(task, s.verdict(), s.call());
+        if (host.reachable(origin)) {
+            return Optional.of(questions.prompt(task, s.verdict()));
+        }
+        approvals.noOneToAsk(task, "its conversation has no channel that can show the question");
+        return Optional.empty();
+    }
+
     /** The child whose conversation {@code c} is, if it is one. */
     private Optional<SubAgents.Child> childOf(Conversation c) {
-        return c.channel().equals(SubAgents.CHANNEL) ? children.get(c.id()) : Optional.empty();
+        return children.childOf(c.key());
     }
 
     /**
@@ -563,31 +571,7 @@ public final class Agent implements Assistant, AutoCloseable {
      * model. What is wrong with the call, or a limit reached, is said instead.
      */
     private String spawn(Turn turn, ToolCall call, Map<String, Toolbox.Offered> catalogue) {
-        JsonNode args;
-        try {
-            args = json.readTree(call.arguments());
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            return "The arguments are not valid JSON (" + e.getOriginalMessage() + ").";
-        }
-        String task = args.path("task").asText("").strip();
-        if (task.isEmpty()) {
-            return "spawn_agent needs a task: what the sub-agent should do and answer with.";
-        }
-        List<String> tools = new ArrayList<>();
-        for (JsonNode t : args.path("tools")) {
-            tools.add(t.asText());
-        }
-        List<String> unknown = tools.stream().filter(t -> !catalogue.containsKey(t)).toList();
-        if (!unknown.isEmpty() || (args.has("tools") && !args.get("tools").isArray())) {
-            return "Not started: 'tools' must list tools that exist; unknown: " + String.join(", ", unknown)
-                    + ". The tools are: " + String.join(", ", catalogue.keySet()) + ".";
-        }
-        Optional<String> worker = Optional.ofNullable(args.get("worker")).map(JsonNode::asText).filter(w -> !w.isBlank());
-        if (worker.isPresent() && router.workers().stream().noneMatch(w -> w.name().equals(worker.get())
-                || w.id().equals(worker.get()))) {
-            return "Not started: there is no machine named '" + worker.get() + "'.";
-        }
-        SubAgents.Either made = children.create(turn.key(), task, tools, worker);
+        SubAgents.Either made = children.spawn(turn.key(), call.arguments(), catalogue.keySet(), router.workers());
         if (made.child().isEmpty()) {
             return made.refusal();
         }
@@ -595,7 +579,8 @@ public final class Agent implements Assistant, AutoCloseable {
         LOG.log(Level.INFO, "Sub-agent {0} of {1} starts: {2}", child.id(), turn.key(), child.shortTask());
         turn.replies.send(new OutgoingMessage.Text("↳ Sub-agent " + child.id() + " started: " + child.shortTask()));
         host.inTurn(child.conversation(), () -> run(new Turn(TaskIds.next(), child.conversation(),
-                children.replies(child, host), new ArrayList<>(List.of(new ModelMessage.User(task))), 0, child)));
+                children.replies(child, host), new ArrayList<>(List.of(new ModelMessage.User(child.task()))), 0,
+                child)));
         return "Started sub-agent " + child.id() + ". It works on its own; its result is posted in this "
                 + "conversation when it is done, and agent_status reads it. Do not wait for it.";
     }
@@ -669,6 +654,10 @@ public final class Agent implements Assistant, AutoCloseable {
 
     private void expireParked() {
         try {
+            // A child whose brain stopped while its turn ran (not parked) cannot go on: its parent hears so.
+            children.alive();
+            children.endOrphans(parked.all().stream().map(ParkedTurns.Parked::conversation)
+                    .collect(java.util.stream.Collectors.toSet()), host);
             for (ParkedTurns.Parked p : parked.all()) {
                 if (p.parkedAt().plus(settings.parkTimeout()).isAfter(clock.instant()) || !parked.remove(p.turnId())) {
                     continue;
@@ -723,12 +712,22 @@ public final class Agent implements Assistant, AutoCloseable {
                 }
             }
         }
-        if (r == null && parkedTurns == 0 && stoppedChildren == 0) {
+        int runs = 0;
+        for (Extension e : extensions) {
+            runs += e.stop(c);
+        }
+        if (r == null && parkedTurns == 0 && stoppedChildren == 0 && runs == 0) {
             return "Nothing is running.";
         }
-        return "Stopped" + (stoppedChildren == 0 ? "" : " " + stoppedChildren + " sub-agent"
-                + (stoppedChildren == 1 ? "" : "s")) + (cancelled == 0 ? "" : "; cancelled " + cancelled + " task"
-                + (cancelled == 1 ? "" : "s")) + ".";
+        List<String> what = new ArrayList<>();
+        if (stoppedChildren > 0) {
+            what.add(stoppedChildren + " sub-agent" + (stoppedChildren == 1 ? "" : "s"));
+        }
+        if (runs > 0) {
+            what.add(runs + " automation run" + (runs == 1 ? "" : "s"));
+        }
+        return "Stopped" + (what.isEmpty() ? "" : " " + String.join(" and ", what)) + (cancelled == 0 ? ""
+                : "; cancelled " + cancelled + " task" + (cancelled == 1 ? "" : "s")) + ".";
     }
 
     /** Cancels a task that has not finished; whether it did. */

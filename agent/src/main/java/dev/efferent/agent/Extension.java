@@ -34,6 +34,14 @@ public interface Extension {
         return Optional.empty();
     }
 
+    /**
+     * {@code /stop} in {@code conversation}: ends what this extension runs there (an automation's run); how many it
+     * ended.
+     */
+    default int stop(Conversation conversation) {
+        return 0;
+    }
+
     /** Lines for {@code /help}, one per command, e.g. {@code /schedules — what is scheduled here}. */
     default List<String> help() {
         return List.of();

@@ -24,11 +24,13 @@ final class Questions {
     private final Router router;
     private final Approvals approvals;
     private final ObjectMapper json;
+    private final SubAgents children;
 
-    Questions(Router router, Approvals approvals, ObjectMapper json) {
+    Questions(Router router, Approvals approvals, ObjectMapper json, SubAgents children) {
         this.router = router;
         this.approvals = approvals;
         this.json = json;
+        this.children = children;
     }
 
     /** The question for a held call: what will run, where, why it asks; allow once, allow always, deny. */
@@ -80,14 +82,17 @@ final class Questions {
                     + "lists them)";
         }
         String rest = args.length > 2 ? args[2].strip() : "";
+        // A sub-agent's question was asked here, in its parent's conversation, which answers for it.
+        String participant = router.task(args[1]).flatMap(Task::requester)
+                .filter(r -> children.childOf(r).map(c -> c.parent().equals(key)).orElse(false)).orElse(key);
         try {
             if (allow) {
                 if (!rest.isEmpty() && !rest.equals("once") && !rest.equals("always")) {
                     return "Usage: /approve <id> [once|always]: '" + rest + "' is neither once nor always.";
                 }
-                return approvals.approve(args[1], by, rest.equals("always"), Optional.of(key));
+                return approvals.approve(args[1], by, rest.equals("always"), Optional.of(participant));
             }
-            return approvals.deny(args[1], by, rest, Optional.of(key));
+            return approvals.deny(args[1], by, rest, Optional.of(participant));
         } catch (RouterException e) {
             return e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".";
         }
@@ -95,7 +100,12 @@ final class Questions {
 
     /** The calls of conversation {@code key} waiting for an answer, for {@code /approvals}. */
     String pending(String key) {
-        List<Task> waiting = approvals.pending(Optional.of(key));
+        List<Task> waiting = new java.util.ArrayList<>(approvals.pending(Optional.of(key)));
+        for (SubAgents.Child c : children.of(key)) {
+            if (c.state() == SubAgents.State.RUNNING) {
+                waiting.addAll(approvals.pending(Optional.of(c.conversation().key())));
+            }
+        }
         if (waiting.isEmpty()) {
             return "No call is waiting for your approval.";
         }

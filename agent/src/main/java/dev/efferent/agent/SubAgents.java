@@ -37,6 +37,10 @@ final class SubAgents {
     /** The channel of children's conversations: none is registered, so nothing they say goes out by itself. */
     static final String CHANNEL = "subagent";
     private static final String PREFIX = "agent:child:";
+    /** Each brain's last sign of life, so that another brain can tell a child whose brain died from a live one. */
+    private static final String BRAINS = "agent:brain:";
+    /** A child whose brain has given no sign of life for this long ended with it. */
+    private static final Duration BRAIN_LEASE = Duration.ofMinutes(2);
     /** How long an ended child is kept for {@code agent_status} and {@code /agents}. */
     private static final Duration KEPT = Duration.ofDays(7);
 
@@ -73,9 +77,10 @@ final class SubAgents {
      * @param result   its answer, or why it failed
      * @param started  when it started
      * @param ended    when it ended
+     * @param brain    the brain its turn runs in (the last one that ran it)
      */
     record Child(String id, String parent, String task, List<String> tools, Optional<String> worker, State state,
-                 String result, Instant started, Optional<Instant> ended) {
+                 String result, Instant started, Optional<Instant> ended, String brain) {
         Conversation conversation() {
             return new Conversation(CHANNEL, id);
         }
@@ -92,12 +97,55 @@ final class SubAgents {
     private final Clock clock;
     /** What each running child has said so far: its answer, once its turn ends. */
     private final Map<String, Answer> said = new ConcurrentHashMap<>();
+    private final java.util.Set<String> unreadable = ConcurrentHashMap.newKeySet();
+    /** This brain, as children's records name it. */
+    private final String brain = TaskIds.next();
 
     SubAgents(Records records, ObjectMapper json, AgentSettings settings, Clock clock) {
         this.records = records;
         this.json = json;
         this.settings = settings;
         this.clock = clock;
+    }
+
+    /**
+     * {@code spawn_agent} with {@code arguments} in {@code parent}: the child to start, or what is wrong with the
+     * call (for the model to correct), or the limit reached.
+     *
+     * @param tools   the tools the parent has, which the child may be given
+     * @param workers the machines there are
+     */
+    Either spawn(String parent, String arguments, java.util.Set<String> tools, List<dev.efferent.router.WorkerInfo> workers) {
+        JsonNode args;
+        try {
+            args = json.readTree(arguments);
+        } catch (JsonProcessingException e) {
+            return refused("The arguments are not valid JSON (" + e.getOriginalMessage() + ").");
+        }
+        String task = args.path("task").asText("").strip();
+        if (task.isEmpty()) {
+            return refused("spawn_agent needs a task: what the sub-agent should do and answer with.");
+        }
+        List<String> given = new ArrayList<>();
+        args.path("tools").forEach(t -> given.add(t.asText()));
+        if (args.has("tools") && (!args.get("tools").isArray() || given.isEmpty())) {
+            return refused("Not started: 'tools' must name at least one tool, or be left out for all of them.");
+        }
+        List<String> unknown = given.stream().filter(t -> !tools.contains(t)).toList();
+        if (!unknown.isEmpty()) {
+            return refused("Not started: 'tools' must list tools that exist; unknown: " + String.join(", ", unknown)
+                    + ". The tools are: " + String.join(", ", tools) + ".");
+        }
+        Optional<String> worker = Optional.ofNullable(args.get("worker")).map(JsonNode::asText).filter(w -> !w.isBlank());
+        if (worker.isPresent() && workers.stream().noneMatch(w -> w.name().equals(worker.get())
+                || w.id().equals(worker.get()))) {
+            return refused("Not started: there is no machine named '" + worker.get() + "'.");
+        }
+        return create(parent, task, given, worker);
+    }
+
+    private static Either refused(String why) {
+        return new Either(Optional.empty(), why);
     }
 
     /**
@@ -122,7 +170,7 @@ final class SubAgents {
             id = "a-" + TaskIds.next().substring(0, 6);
         } while (records.get(PREFIX + id).isPresent());
         Child child = new Child(id, parent, task, List.copyOf(tools), worker, State.RUNNING, "", clock.instant(),
-                Optional.empty());
+                Optional.empty(), brain);
         records.put(PREFIX + id, write(child));
         said.put(id, new Answer());
         return new Either(Optional.of(child), "");
@@ -151,6 +199,11 @@ final class SubAgents {
         return all;
     }
 
+    /** The child whose conversation's key is {@code key}, if it is one. */
+    Optional<Child> childOf(String key) {
+        return key.startsWith(CHANNEL + ":") ? get(key.substring(CHANNEL.length() + 1)) : Optional.empty();
+    }
+
     List<Child> of(String parent) {
         return all().stream().filter(c -> c.parent().equals(parent)).toList();
     }
@@ -170,7 +223,7 @@ final class SubAgents {
             }
             Child c = child.get();
             Child ended = new Child(c.id(), c.parent(), c.task(), c.tools(), c.worker(), state, result,
-                    c.started(), Optional.of(clock.instant()));
+                    c.started(), Optional.of(clock.instant()), c.brain());
             // Replaced only from what was read: of a turn ending and a /stop at once, one ends it.
             if (records.replace(PREFIX + id, data.get(), write(ended))) {
                 LOG.log(Level.INFO, "Sub-agent {0} of {1} ended: {2}", id, c.parent(), state.word());
@@ -205,6 +258,58 @@ final class SubAgents {
         synchronized String last() {
             return last;
         }
+    }
+
+    /** Child {@code id}'s turn runs in this brain from now on (it started here, or resumed here). */
+    void runsHere(String id) {
+        while (true) {
+            Optional<String> data = records.get(PREFIX + id);
+            Optional<Child> child = data.flatMap(d -> read(PREFIX + id, d));
+            if (child.isEmpty() || child.get().brain().equals(brain)) {
+                return;
+            }
+            Child c = child.get();
+            Child here = new Child(c.id(), c.parent(), c.task(), c.tools(), c.worker(), c.state(), c.result(),
+                    c.started(), c.ended(), brain);
+            if (records.replace(PREFIX + id, data.get(), write(here))) {
+                return;
+            }
+        }
+    }
+
+    /** Says that this brain is alive; called more often than {@link #BRAIN_LEASE}. */
+    void alive() {
+        records.put(BRAINS + brain, clock.instant().toString());
+    }
+
+    /**
+     * Ends, as failed, the running children whose brain has stopped (no sign of life for {@link #BRAIN_LEASE}) and
+     * which wait for no task ({@code parked}: their conversations' keys): nothing will run their turn again.
+     */
+    void endOrphans(java.util.Set<String> parked, AssistantHost host) {
+        Map<String, String> brains = records.values(BRAINS);
+        Instant dead = clock.instant().minus(BRAIN_LEASE);
+        for (Child c : all()) {
+            if (c.state() != State.RUNNING || c.brain().equals(brain) || parked.contains(c.conversation().key())) {
+                continue;
+            }
+            Optional<Instant> seen = Optional.ofNullable(brains.get(BRAINS + c.brain())).map(Instant::parse);
+            if (seen.map(dead::isAfter).orElse(true)) {
+                end(c.id(), State.FAILED, "Its brain stopped while it ran; start it again.", host);
+            }
+        }
+        // Brains silent for a day are gone for good.
+        Instant gone = clock.instant().minus(Duration.ofDays(1));
+        brains.forEach((key, at) -> {
+            if (Instant.parse(at).isBefore(gone)) {
+                records.remove(key);
+            }
+        });
+    }
+
+    /** This brain stops: its sign of life goes. */
+    void stopped() {
+        records.remove(BRAINS + brain);
     }
 
     /** The way back from child {@code c}: what it says is its answer; a question for the person goes to the parent. */
@@ -303,6 +408,7 @@ final class SubAgents {
         c.tools().forEach(o.putArray("tools")::add);
         c.worker().ifPresent(w -> o.put("worker", w));
         c.ended().ifPresent(e -> o.put("ended", e.toString()));
+        o.put("brain", c.brain());
         return o.toString();
     }
 
@@ -315,10 +421,14 @@ final class SubAgents {
                     tools, Optional.ofNullable(o.get("worker")).map(JsonNode::asText),
                     State.valueOf(o.path("state").asText()), o.path("result").asText(),
                     Instant.parse(o.path("started").asText()),
-                    Optional.ofNullable(o.get("ended")).map(e -> Instant.parse(e.asText()))));
+                    Optional.ofNullable(o.get("ended")).map(e -> Instant.parse(e.asText())),
+                    o.path("brain").asText("")));
         } catch (JsonProcessingException | RuntimeException e) {
-            LOG.log(Level.WARNING, "Sub-agent record " + key + " cannot be read and is dropped: " + e.getMessage());
-            records.remove(key);
+            // Left as it is (a newer brain over the same database may know its form), and said once.
+            if (unreadable.add(key)) {
+                LOG.log(Level.WARNING, "Sub-agent record " + key + " cannot be read by this brain and is left alone: "
+                        + e.getMessage());
+            }
             return Optional.empty();
         }
     }

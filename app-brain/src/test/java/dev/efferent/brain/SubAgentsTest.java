@@ -190,6 +190,41 @@ class SubAgentsTest extends BrainFixture {
         assertTrue(again.startsWith("Said: Started sub-agent a-"), "a place is free again: " + again);
     }
 
+    @Test
+    void aChildsQuestionIsAskedInItsParentsConversationAndAnsweredThere() throws Exception {
+        startBrain(false, Map.of("model.base-url", model.openAiBaseUrl(), "model.name", "scripted"));
+        model.otherwise(r -> {
+            if (system(r).contains("You are a sub-agent")) {
+                // write_file asks by default: the child's call waits for a yes.
+                return r.lastMessageText().startsWith("Write")
+                        ? Step.Reply.call("write_file", "{\"path\": \"child.txt\", \"content\": \"from the child\"}")
+                        : Step.Reply.text("Wrote it: " + r.lastMessageText());
+            }
+            return r.lastMessageText().startsWith("Write")
+                    ? Step.Reply.call("spawn_agent", "{\"task\": \"Write child.txt\"}")
+                    : Step.Reply.text("Said: " + r.lastMessageText());
+        });
+        call("POST", "/api/v1/conversations/q1/messages?wait=30", "{\"text\": \"Write it with a helper\"}", 200);
+        JsonNode history = awaitMessage("q1", "Allow write_file");
+        String asked = null;
+        for (JsonNode m : history.path("messages")) {
+            if (m.path("text").asText().startsWith("Allow write_file")) {
+                asked = m.path("text").asText();
+            }
+        }
+        String id = asked.substring(asked.indexOf("(task ") + 6, asked.indexOf(")", asked.indexOf("(task ")));
+        assertTrue(lastReply(call("POST", "/api/v1/conversations/q1/messages?wait=30", "{\"text\": \"/approvals\"}",
+                200)).contains(id), "listed where it was asked");
+        assertTrue(lastReply(call("POST", "/api/v1/conversations/q1/messages?wait=30", "{\"text\": \"/approve " + id
+                + "\"}", 200)).startsWith("Allowed"));
+        awaitMessage("q1", "Wrote it:");
+        assertEquals("from the child", Files.readString(brainRoot().resolve("child.txt")));
+        // Another conversation cannot answer it.
+        String other = lastReply(call("POST", "/api/v1/conversations/q2/messages?wait=30", "{\"text\": \"/approve "
+                + id + "\"}", 200));
+        assertTrue(other.startsWith("No task with id"), other);
+    }
+
     private static String lastReply(JsonNode turn) {
         JsonNode replies = turn.path("replies");
         return replies.get(replies.size() - 1).path("text").asText();

@@ -13,10 +13,11 @@ public interface AssistantHost {
     void inTurn(Conversation conversation, Runnable turn);
 
     /**
-     * Handles {@code message} as if its channel had brought it: a command is answered, free text starts a turn. How
-     * something the person set up earlier speaks for them now, e.g. a scheduled prompt.
+     * Starts a turn of the assistant with {@code message}, free text said on the person's behalf by something they
+     * set up earlier (a scheduled prompt). It is kept in the conversation like what they say, but never taken as the
+     * answer to a question the assistant is waiting on.
      */
-    void receive(IncomingMessage message);
+    void prompt(IncomingMessage message);
 
     /** Whether what is sent to {@code conversation} reaches someone: its channel is there. */
     boolean reachable(Conversation conversation);

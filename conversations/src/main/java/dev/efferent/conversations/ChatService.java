@@ -109,8 +109,8 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             }
 
             @Override
-            public void receive(IncomingMessage message) {
-                handle(message);
+            public void prompt(IncomingMessage message) {
+                handle(message, false);
             }
 
             @Override
@@ -161,6 +161,11 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
      * @return what was said in reply, in order, once all of it has gone out
      */
     public CompletableFuture<List<ConversationEntry>> handle(IncomingMessage message) {
+        return handle(message, true);
+    }
+
+    /** {@link #handle(IncomingMessage)}; {@code fromPerson}: free text may answer what the assistant waits for. */
+    private CompletableFuture<List<ConversationEntry>> handle(IncomingMessage message, boolean fromPerson) {
         start();
         Conversation c = message.conversation();
         CompletableFuture<List<ConversationEntry>> done = new CompletableFuture<>();
@@ -168,7 +173,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         // In the conversation's lane: a fast task's checkpoint cannot overtake the reply that announced it.
         lanes.post(c.key(), () -> {
             try {
-                handleInLane(message, c, said, done);
+                handleInLane(message, c, said, done, fromPerson);
             } catch (RuntimeException e) {
                 done.completeExceptionally(e);
                 throw e;
@@ -178,7 +183,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     }
 
     private void handleInLane(IncomingMessage message, Conversation c, List<ConversationEntry> said,
-                              CompletableFuture<List<ConversationEntry>> done) {
+                              CompletableFuture<List<ConversationEntry>> done, boolean fromPerson) {
         LOG.log(Level.DEBUG, "{0} ({1}): {2}", c.key(), message.sender(), message.text());
         if (message.text().isBlank()) {
             done.complete(List.of());
@@ -187,7 +192,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         if (!CommandHandler.isCommand(message.text())) {
             keep(new ConversationEntry(c.key(), true, "text", message.text(), true, Optional.empty(),
                     clock.instant()));
-            if (assistant.interject(message)) {
+            if (fromPerson && assistant.interject(message)) {
                 done.complete(List.copyOf(said));
                 return;
             }

@@ -23,14 +23,14 @@ import java.util.regex.Pattern;
  * A saved sequence of tool calls, replayed as one tool, {@code automation_<name>}: each step's arguments may hold
  * variables ({@code {{email}}}), filled in from the call's arguments.
  *
- * @param name        its name: lower-case letters, digits, {@code _} and {@code -}
+ * @param name        its name: lower-case letters, digits and {@code _}
  * @param description what it does, for the model and {@code /automations}
  * @param url         the pages it is for (a glob such as {@code https://shop.example/*}), for browser steps
  * @param steps       the calls, in order
  * @param created     when it was saved
  */
 public record Automation(String name, String description, Optional<String> url, List<Step> steps, Instant created) {
-    static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_-]{0,39}");
+    static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9_]{0,39}");
     private static final Pattern VARIABLE = Pattern.compile("\\{\\{([a-z][a-z0-9_]{0,39})}}");
 
     public Automation {
@@ -53,7 +53,7 @@ public record Automation(String name, String description, Optional<String> url, 
 
     /** The tool it is replayed as. */
     public String toolName() {
-        return "automation_" + name.replace('-', '_');
+        return "automation_" + name;
     }
 
     /** Its variables, in the order they first appear. */

@@ -48,6 +48,7 @@ final class AutomationRuns implements AutoCloseable {
     private final ExecutorService steps = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("efferent-automations").daemon().factory());
     private volatile AssistantHost host;
+    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Calls calls;
 
     AutomationRuns(Router router, Records records, ObjectMapper json) {
@@ -73,7 +74,8 @@ final class AutomationRuns implements AutoCloseable {
 
     /** Starts replaying {@code a} in {@code conversation}; what to tell whoever asked. */
     String run(Conversation conversation, Automation a, Map<String, String> values, Optional<String> worker) {
-        Run run = new Run("r-" + TaskIds.next().substring(0, 6), a, Map.copyOf(values), conversation.key(), worker, 0,
+        // 60 random bits: a run id is part of its steps' idempotency keys, which must never meet an old run's.
+        Run run = new Run("r-" + TaskIds.next(), a, Map.copyOf(values), conversation.key(), worker, 0,
                 Optional.empty());
         String data = write(run);
         records.put(PREFIX + run.id(), data);
@@ -109,6 +111,40 @@ final class AutomationRuns implements AutoCloseable {
             LOG.log(Level.WARNING, "Automation run " + run.id() + " could not go on", e);
             end(run, stoppedAt(run) + " could not start: " + e.getMessage());
         }
+    }
+
+    /** Stops run {@code id}: no further step starts, and the current one is cancelled. Whether it was going on. */
+    boolean stop(String id) {
+        Optional<Run> run = records.get(PREFIX + id).flatMap(d -> read(PREFIX + id, d));
+        return run.isPresent() && stop(run.get());
+    }
+
+    /** Stops every run of {@code conversation}; how many. */
+    int stopAll(Conversation conversation) {
+        int stopped = 0;
+        for (Map.Entry<String, String> e : records.values(PREFIX).entrySet()) {
+            Optional<Run> run = read(e.getKey(), e.getValue());
+            if (run.isPresent() && run.get().conversation().equals(conversation.key()) && stop(run.get())) {
+                stopped++;
+            }
+        }
+        return stopped;
+    }
+
+    private boolean stop(Run run) {
+        // Gone from the records first: the step's end, when it comes, finds no run to go on with.
+        if (!records.remove(PREFIX + run.id())) {
+            return false;
+        }
+        run.task().ifPresent(t -> {
+            try {
+                router.cancel(t, "its automation run was stopped");
+            } catch (RuntimeException e) {
+                LOG.log(Level.DEBUG, "Task {0} of run {1} had already ended: {2}", t, run.id(), e.getMessage());
+            }
+        });
+        LOG.log(Level.INFO, "Automation run {0} ({1}) stopped", run.id(), run.automation().name());
+        return true;
     }
 
     private void watch(Run run) {
@@ -218,8 +254,11 @@ final class AutomationRuns implements AutoCloseable {
                     o.path("conversation").asText(), Optional.ofNullable(o.get("worker")).map(JsonNode::asText),
                     o.path("step").asInt(), Optional.ofNullable(o.get("task")).map(JsonNode::asText)));
         } catch (JsonProcessingException | RuntimeException e) {
-            LOG.log(Level.WARNING, "Automation run " + key + " cannot be read and is dropped: " + e.getMessage());
-            records.remove(key);
+            // Left as it is (a newer brain over the same database may know its form), and said once.
+            if (unreadable.add(key)) {
+                LOG.log(Level.WARNING, "Automation run " + key + " cannot be read by this brain and is left alone: "
+                        + e.getMessage());
+            }
             return Optional.empty();
         }
     }

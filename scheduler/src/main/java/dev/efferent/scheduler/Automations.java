@@ -48,7 +48,7 @@ public final class Automations implements Extension, AutoCloseable {
             + "that should change from run to run become variables: map each variable's name to the literal "
             + "value it replaces.", """
             {"type":"object","properties":{
-            "name":{"type":"string","description":"lower-case letters, digits, _ and -"},
+            "name":{"type":"string","description":"lower-case letters, digits and _"},
             "last":{"type":"integer","minimum":1,"description":"how many of the last tool calls to keep"},
             "variables":{"type":"object","additionalProperties":{"type":"string"},"description":"variable name to the literal value it replaces, e.g. {\\"email\\": \\"ann@example.com\\"}"},
             "description":{"type":"string"},
@@ -59,14 +59,15 @@ public final class Automations implements Extension, AutoCloseable {
             "/record start <name> — keep the tool calls made here from now on, as an automation",
             "/record stop [variable=value …] — save them; each value marked becomes {{variable}}",
             "/automations — the automations saved, each a tool: /run automation_<name> {\"variable\": \"…\"}",
-            "/automation show|delete <name>, /automation ask <name> <step> — its steps; remove it; make a step wait "
-                    + "for your yes");
+            "/automation show|delete <name>, /automation ask|unask <name> <step>, /automation stop <run> — its "
+                    + "steps; remove it; make a step wait for your yes, or not; stop a run");
 
     private final Router router;
     private final Records records;
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
     private final AutomationRuns runs;
+    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Automations.
@@ -166,6 +167,11 @@ public final class Automations implements Extension, AutoCloseable {
         return HELP;
     }
 
+    @Override
+    public int stop(Conversation conversation) {
+        return runs.stopAll(conversation);
+    }
+
     private String record(Conversation c, String[] words) {
         String key = RECORDING + c.key();
         String what = words.length > 1 ? words[1].toLowerCase(Locale.ROOT) : "";
@@ -175,6 +181,10 @@ public final class Automations implements Extension, AutoCloseable {
                     throw new IllegalArgumentException("name it: /record start <name>");
                 }
                 String name = name(words[2]);
+                if (get(name).isPresent()) {
+                    throw new IllegalArgumentException("an automation named " + name + " exists; choose another name or "
+                            + "/automation delete " + name + " first");
+                }
                 records.put(key, json.createObjectNode().put("name", name).put("since", clock.instant().toString())
                         .toString());
                 return "Recording " + name + ": the tool calls made here from now on, yours and the assistant's, are "
@@ -217,8 +227,12 @@ public final class Automations implements Extension, AutoCloseable {
 
     private String automation(String[] words) {
         if (words.length < 3) {
-            throw new IllegalArgumentException("/automation show <name>, /automation delete <name> or "
-                    + "/automation ask <name> <step>");
+            throw new IllegalArgumentException("/automation show <name>, /automation delete <name>, "
+                    + "/automation ask|unask <name> <step>, or /automation stop <run>");
+        }
+        if (words[1].equalsIgnoreCase("stop")) {
+            return runs.stop(words[2]) ? "Stopped run " + words[2] + "." : "There is no run " + words[2]
+                    + " going on.";
         }
         Automation a = get(words[2]).orElseThrow(() -> new IllegalArgumentException("there is no automation named '"
                 + words[2] + "'; /automations lists them"));
@@ -229,19 +243,20 @@ public final class Automations implements Extension, AutoCloseable {
                 records.remove(PREFIX + a.name());
                 yield "Deleted " + a.name() + ".";
             }
-            case "ask" -> {
+            case "ask", "unask" -> {
+                boolean ask = words[1].equalsIgnoreCase("ask");
                 int step = words.length == 4 && words[3].matches("\\d{1,3}") ? Integer.parseInt(words[3]) : 0;
                 if (step < 1 || step > a.steps().size()) {
                     throw new IllegalArgumentException("give a step from 1 to " + a.steps().size()
-                            + ": /automation ask " + a.name() + " <step>");
+                            + ": /automation " + words[1].toLowerCase(Locale.ROOT) + " " + a.name() + " <step>");
                 }
                 List<Automation.Step> steps = new ArrayList<>(a.steps());
                 Automation.Step s = steps.get(step - 1);
-                steps.set(step - 1, new Automation.Step(s.tool(), s.params(), !s.approval()));
+                steps.set(step - 1, new Automation.Step(s.tool(), s.params(), ask));
                 Automation changed = new Automation(a.name(), a.description(), a.url(), steps, a.created());
                 records.put(PREFIX + a.name(), changed.write(json));
-                yield "Step " + step + " of " + a.name() + (s.approval() ? " runs as the approval policy says again."
-                        : " now waits for your yes each time (approval: required).");
+                yield "Step " + step + " of " + a.name() + (ask ? " now waits for your yes each time (approval: "
+                        + "required)." : " runs as the approval policy says again.");
             }
             default -> throw new IllegalArgumentException("/automation show, delete or ask");
         };
@@ -273,7 +288,11 @@ public final class Automations implements Extension, AutoCloseable {
         }
         List<Integer> approval = new ArrayList<>();
         args.path("approval").forEach(n -> approval.add(n.asInt()));
-        Automation a = save(name(args.path("name").asText("")), args.path("description").asText(""),
+        String name = name(args.path("name").asText(""));
+        // Shown to the model in every conversation: one plain line, short.
+        String description = args.path("description").asText("").replaceAll("\\p{Cntrl}", " ").strip();
+        description = description.length() > 200 ? description.substring(0, 200) + "…" : description;
+        Automation a = save(name, description,
                 Optional.ofNullable(args.get("url")).map(JsonNode::asText).filter(u -> !u.isBlank()),
                 all.subList(all.size() - last, all.size()), literals, approval);
         return "Saved " + a.name() + " as the tool " + a.toolName() + describeVariables(a) + ":\n" + a.describeSteps();
@@ -281,6 +300,11 @@ public final class Automations implements Extension, AutoCloseable {
 
     private Automation save(String name, String description, Optional<String> url, List<Task> calls,
                             Map<String, String> literals, List<Integer> approval) {
+        if (get(name).isPresent()) {
+            // Never over one saved before, whose steps may have been marked to ask.
+            throw new IllegalArgumentException("an automation named " + name + " exists; choose another name or "
+                    + "/automation delete " + name + " first");
+        }
         List<Automation.Step> steps = new ArrayList<>();
         for (int i = 0; i < calls.size(); i++) {
             Task t = calls.get(i);
@@ -339,7 +363,7 @@ public final class Automations implements Extension, AutoCloseable {
     private static String name(String given) {
         String name = given.strip().toLowerCase(Locale.ROOT);
         if (!Automation.NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("an automation's name is up to 40 lower-case letters, digits, _ and -, "
+            throw new IllegalArgumentException("an automation's name is up to 40 lower-case letters, digits and _, "
                     + "got '" + given + "'");
         }
         return name;
@@ -373,8 +397,11 @@ public final class Automations implements Extension, AutoCloseable {
         try {
             return Optional.of(Automation.read(json.readTree(data)));
         } catch (JsonProcessingException | RuntimeException e) {
-            LOG.log(Level.WARNING, "Automation " + key + " cannot be read and is dropped: " + e.getMessage());
-            records.remove(key);
+            // Left as it is (a newer brain over the same database may know its form), and said once.
+            if (unreadable.add(key)) {
+                LOG.log(Level.WARNING, "Automation " + key + " cannot be read by this brain and is left alone: "
+                        + e.getMessage());
+            }
             return Optional.empty();
         }
     }

@@ -3,6 +3,7 @@ package dev.efferent.scheduler;
 import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.temporal.ChronoUnit;
@@ -121,10 +122,14 @@ public final class Cron {
                 + " to " + max);
     }
 
-    /** The first time after {@code after} (strictly) that this expression names, read in {@code zone}. */
+    /**
+     * The first time after {@code after} (strictly) that this expression names, read in {@code zone}. Local times
+     * are walked, not instants, so a change of the clocks cannot make the walk go back: a local time the clocks skip
+     * is passed (as cron does), and one they repeat fires the first time only.
+     */
     public Optional<Instant> next(Instant after, ZoneId zone) {
-        ZonedDateTime start = after.atZone(zone);
-        ZonedDateTime t = start.truncatedTo(ChronoUnit.MINUTES).plusMinutes(1);
+        LocalDateTime start = after.atZone(zone).toLocalDateTime();
+        LocalDateTime t = start.truncatedTo(ChronoUnit.MINUTES).plusMinutes(1);
         LocalDate last = t.toLocalDate().plusYears(YEARS_AHEAD);
         while (t.toLocalDate().isBefore(last)) {
             if (!months.get(t.getMonthValue())) {
@@ -133,12 +138,15 @@ public final class Cron {
                 t = t.plusDays(1).truncatedTo(ChronoUnit.DAYS);
             } else if (!hours.get(t.getHour())) {
                 t = t.plusHours(1).truncatedTo(ChronoUnit.HOURS);
-            } else if (!minutes.get(t.getMinute())
-                    || !t.toLocalDateTime().isAfter(start.toLocalDateTime())) {
-                // The second, when the clocks go back, of a local time that has already been: it fired then.
+            } else if (!minutes.get(t.getMinute())) {
                 t = t.plusMinutes(1);
             } else {
-                return Optional.of(t.toInstant());
+                ZonedDateTime at = t.atZone(zone);
+                // In a gap the zone moves the time on: that local time never happens that day.
+                if (at.toLocalDateTime().equals(t) && at.toInstant().isAfter(after)) {
+                    return Optional.of(at.toInstant());
+                }
+                t = t.plusMinutes(1);
             }
         }
         return Optional.empty();

@@ -3,6 +3,7 @@ package dev.efferent.scheduler;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -19,10 +20,12 @@ import java.util.Optional;
  * @param runs         fires so far
  * @param next         the next fire; empty once it has ended
  * @param created      when it was made
+ * @param pending      fire times decided on whose tasks may not be submitted yet (a tool call's, see
+ *                     {@link Scheduler})
  */
 public record Schedule(String id, String conversation, When when, Action action, Missed missed,
                        Optional<Integer> maxRuns, Optional<Instant> until, int runs, Optional<Instant> next,
-                       Instant created) {
+                       Instant created, List<Instant> pending) {
     public Schedule {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(conversation, "conversation");
@@ -33,11 +36,13 @@ public record Schedule(String id, String conversation, When when, Action action,
         Objects.requireNonNull(until, "until");
         Objects.requireNonNull(next, "next");
         Objects.requireNonNull(created, "created");
+        pending = List.copyOf(pending);
     }
 
-    /** This schedule after {@code fired} more fires, next at {@code next}. */
-    Schedule advanced(int fired, Optional<Instant> next) {
-        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, next, created);
+    /** This schedule after {@code fired} more fires, next at {@code next}, with {@code pending} to submit. */
+    Schedule advanced(int fired, Optional<Instant> next, List<Instant> pending) {
+        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, next, created,
+                pending);
     }
 
     /** What a fire does. */

@@ -55,11 +55,13 @@ final class ScheduleCommands {
     private final Scheduler scheduler;
     private final ZoneId zone;
     private final Clock clock;
-    private final Schedules schedules = new Schedules(new ObjectMapper());
-    private final ObjectMapper json = new ObjectMapper();
+    private final Schedules schedules;
+    private final ObjectMapper json;
 
-    ScheduleCommands(Scheduler scheduler, ZoneId zone, Clock clock) {
+    ScheduleCommands(Scheduler scheduler, Schedules schedules, ObjectMapper json, ZoneId zone, Clock clock) {
         this.scheduler = scheduler;
+        this.schedules = schedules;
+        this.json = json;
         this.zone = zone;
         this.clock = clock;
     }
@@ -107,7 +109,7 @@ final class ScheduleCommands {
                 default -> "There is no tool named '" + call.name() + "'.";
             };
         } catch (IllegalArgumentException e) {
-            return "Not scheduled: " + e.getMessage() + ".";
+            return (call.name().equals(SCHEDULE) ? "Not scheduled: " : "Not done: ") + e.getMessage() + ".";
         }
     }
 

@@ -9,6 +9,7 @@ import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.conversations.AssistantHost;
+import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.queue.Records;
@@ -44,6 +45,8 @@ public final class Scheduler implements Extension, AutoCloseable {
     static final String PREFIX = "schedule:";
     /** The shortest interval: anything faster is a loop, not a schedule. */
     static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+    /** The shortest interval of a prompt, which costs a model turn each time. */
+    static final Duration MIN_PROMPT_INTERVAL = Duration.ofMinutes(1);
 
     private final Router router;
     private final Records records;
@@ -57,6 +60,8 @@ public final class Scheduler implements Extension, AutoCloseable {
     /** The next pass; touched on the timer's thread only. */
     private ScheduledFuture<?> planned;
     private volatile AssistantHost host;
+    /** Schedules this brain cannot read, already said so. */
+    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Whether the timer runs the passes (tests without it call {@link #runDue} themselves). */
     private volatile boolean timed;
 
@@ -75,7 +80,7 @@ public final class Scheduler implements Extension, AutoCloseable {
         this.clock = clock;
         this.json = new ObjectMapper();
         this.schedules = new Schedules(json);
-        this.commands = new ScheduleCommands(this, settings.zone(), clock);
+        this.commands = new ScheduleCommands(this, schedules, json, settings.zone(), clock);
     }
 
     @Override
@@ -108,10 +113,20 @@ public final class Scheduler implements Extension, AutoCloseable {
         if (r.when() instanceof When.Every every && every.period().compareTo(MIN_INTERVAL) < 0) {
             throw new IllegalArgumentException("an interval must be at least 1 second, got " + every.period());
         }
+        if (r.when() instanceof When.Every every && r.action() instanceof Schedule.Action.Prompt
+                && every.period().compareTo(MIN_PROMPT_INTERVAL) < 0) {
+            // Each fire is a model turn: a faster one only piles turns up and spends tokens.
+            throw new IllegalArgumentException("a prompt can be scheduled at most once a minute, got every "
+                    + DurationText.words(every.period()));
+        }
+        if (r.action() instanceof Schedule.Action.Call call && call.tool().startsWith("automation_")) {
+            throw new IllegalArgumentException("an automation is not a machine's tool: schedule a prompt that asks "
+                    + "the assistant to run " + call.tool());
+        }
         if (r.action() instanceof Schedule.Action.Call call && router.tools().stream()
                 .noneMatch(t -> t.descriptor().name().equals(call.tool()))) {
-            throw new IllegalArgumentException("no machine has a tool named '" + call.tool() + "' (yet); /run lists "
-                    + "none, GET /api/v1/tools lists them");
+            throw new IllegalArgumentException("no machine has a tool named '" + call.tool() + "' (yet): /workers "
+                    + "and GET /api/v1/tools list the tools there are");
         }
         long here = list(Optional.of(conversation)).size();
         if (here >= settings.maxPerConversation()) {
@@ -125,7 +140,7 @@ public final class Scheduler implements Extension, AutoCloseable {
                     + "'until' (" + Schedules.show(u, settings.zone()) + ")").orElse(""));
         }
         Schedule s = new Schedule(newId(), conversation, r.when(), r.action(),
-                r.missed().orElse(Schedule.Missed.RUN_ONCE), r.maxRuns(), r.until(), 0, first, now);
+                r.missed().orElse(Schedule.Missed.RUN_ONCE), r.maxRuns(), r.until(), 0, first, now, List.of());
         records.put(PREFIX + s.id(), schedules.write(s));
         LOG.log(Level.INFO, "Schedule {0} in {1}: {2}, {3}; first at {4}", s.id(), conversation,
                 s.when().describe(settings.zone()), s.action().describe(), first.get());
@@ -230,6 +245,11 @@ public final class Scheduler implements Extension, AutoCloseable {
                 continue;
             }
             Schedule s = read.get();
+            if (!s.pending().isEmpty()) {
+                // Fires a brain decided on and may not have submitted (it stopped): the same keys again.
+                submitPending(e.getKey(), e.getValue(), s);
+                continue;
+            }
             if (s.next().isEmpty()) {
                 // Ended, and the brain that ended it has not removed it yet (or stopped before it could).
                 records.remove(e.getKey());
@@ -287,18 +307,21 @@ public final class Scheduler implements Extension, AutoCloseable {
         if (s.runs() + run.size() >= s.maxRuns().orElse(Integer.MAX_VALUE)) {
             next = Optional.empty();
         }
-        Schedule after = s.advanced(run.size(), next);
-        if (s.action() instanceof Schedule.Action.Call) {
-            // First the tasks, each under a key another brain would use too, then the move on: a brain that stops
-            // between the two submits the same keys again, which gives the same tasks back.
-            run.forEach(at -> submit(s, at));
-            if (!moveOn(key, data, after)) {
-                return;
-            }
+        boolean call = s.action() instanceof Schedule.Action.Call;
+        // Decided once, by the brain whose compare-and-set wins; the others see the schedule moved on.
+        Schedule after = s.advanced(run.size(), next, call ? run : List.of());
+        String written = schedules.write(after);
+        if (!records.replace(key, data, written)) {
+            return;
+        }
+        if (call) {
+            // Kept as pending until submitted, each under a key any brain would use: a brain that stops before
+            // submitting them leaves them for the next pass, which gives the same tasks back where some went in.
+            submitPending(key, written, after);
         } else {
-            // A reminder or prompt has no task to make it once: it goes out only from the brain that moved on.
-            if (!moveOn(key, data, after)) {
-                return;
+            // A reminder or prompt has no task to make it once: it goes out from the brain that moved on only.
+            if (next.isEmpty()) {
+                records.remove(key);
             }
             run.forEach(at -> say(s, at));
         }
@@ -307,15 +330,14 @@ public final class Scheduler implements Extension, AutoCloseable {
         }
     }
 
-    /** Moves {@code key} from {@code data} on to {@code after}; false when another brain did first. */
-    private boolean moveOn(String key, String data, Schedule after) {
-        if (!records.replace(key, data, schedules.write(after))) {
-            return false;
-        }
-        if (after.next().isEmpty()) {
+    /** Submits {@code s}'s pending fires, then clears them (or removes the schedule if it has ended). */
+    private void submitPending(String key, String data, Schedule s) {
+        s.pending().forEach(at -> submit(s, at));
+        if (s.next().isEmpty()) {
             records.remove(key);
+        } else {
+            records.replace(key, data, schedules.write(s.advanced(0, s.next(), List.of())));
         }
-        return true;
     }
 
     private void submit(Schedule s, Instant at) {
@@ -342,7 +364,7 @@ public final class Scheduler implements Extension, AutoCloseable {
             case Schedule.Action.Remind r -> post(s, "⏰ " + r.text());
             case Schedule.Action.Prompt p -> conversation(s).ifPresent(c -> {
                 post(s, "⏰ Scheduled (" + s.id() + "): " + p.text());
-                host.receive(new IncomingMessage(c, "schedule " + s.id(), p.text()));
+                host.prompt(new IncomingMessage(c, "schedule " + s.id(), p.text()));
             });
             case Schedule.Action.Call c -> throw new IllegalStateException("a call is submitted, not said");
         }
@@ -365,10 +387,11 @@ public final class Scheduler implements Extension, AutoCloseable {
         try {
             return Optional.of(schedules.read(data));
         } catch (JsonProcessingException | RuntimeException e) {
-            // It can never fire; kept, it would be reported on every pass.
-            LOG.log(Level.WARNING, "Schedule " + key + " cannot be read and is dropped: " + e.getMessage()
-                    + "; its data was: " + data);
-            records.remove(key);
+            // Left as it is (a newer brain over the same database may know its form), and said once.
+            if (unreadable.add(key)) {
+                LOG.log(Level.WARNING, "Schedule " + key + " cannot be read by this brain and is left alone: "
+                        + e.getMessage() + "; its data: " + data);
+            }
             return Optional.empty();
         }
     }

@@ -45,6 +45,14 @@ final class Schedules {
      * @throws IllegalArgumentException saying which forms are understood
      */
     static Instant time(String text, ZoneId zone, Instant now) {
+        Instant at = parseTime(text, zone, now);
+        if (at.isAfter(now.plus(LONGEST))) {
+            throw new IllegalArgumentException(show(at, zone) + " is more than ten years away");
+        }
+        return at;
+    }
+
+    private static Instant parseTime(String text, ZoneId zone, Instant now) {
         String t = text.strip().replace(' ', 'T');
         try {
             return OffsetDateTime.parse(t).toInstant();
@@ -57,7 +65,9 @@ final class Schedules {
             // Not a local date and time.
         }
         try {
-            LocalTime time = LocalTime.parse(text.strip());
+            // 9:00 is 09:00.
+            LocalTime time = LocalTime.parse(text.strip().matches("\\d:\\d{2}(:\\d{2})?") ? "0" + text.strip()
+                    : text.strip());
             ZonedDateTime today = now.atZone(zone).with(time);
             return (today.toInstant().isAfter(now) ? today : today.plusDays(1)).toInstant();
         } catch (DateTimeException e) {
@@ -66,12 +76,18 @@ final class Schedules {
         }
     }
 
-    /** A duration in the settings' grammar, longer than zero. */
+    /** The longest duration a schedule takes: ten years. */
+    static final Duration LONGEST = Duration.ofDays(3653);
+
+    /** A duration in the settings' grammar, longer than zero and at most {@link #LONGEST}. */
     static Duration duration(String text, String what) {
         Duration d = Settings.duration(text).orElseThrow(() -> new IllegalArgumentException("'" + text.strip()
                 + "' is not a duration for " + what + ": write 30s, 10m, 1h or 2d"));
         if (d.isZero() || d.isNegative()) {
             throw new IllegalArgumentException(what + " must be longer than zero, got '" + text.strip() + "'");
+        }
+        if (d.compareTo(LONGEST) > 0) {
+            throw new IllegalArgumentException(what + " must be at most ten years, got '" + text.strip() + "'");
         }
         return d;
     }
@@ -231,7 +247,14 @@ final class Schedules {
         o.put("runs", s.runs());
         s.next().ifPresent(n -> o.put("next", n.toString()));
         o.put("created", s.created().toString());
+        if (!s.pending().isEmpty()) {
+            s.pending().forEach(t -> o.withArray("pending").add(t.toString()));
+        }
         return o.toString();
+    }
+
+    private static <T> T unknown(String what, JsonNode node) {
+        throw new IllegalArgumentException("a stored schedule has a " + what + " this brain does not know: " + node);
     }
 
     /** {@code data} read back. */
@@ -241,17 +264,21 @@ final class Schedules {
         When when = w.has("once") ? new When.Once(Instant.parse(w.get("once").asText()))
                 : w.has("every") ? new When.Every(Duration.parse(w.get("every").asText()),
                 Instant.parse(w.get("start").asText()))
-                : new When.CronIn(Cron.parse(w.path("cron").asText()), ZoneId.of(w.path("zone").asText()));
+                : w.has("cron") ? new When.CronIn(Cron.parse(w.get("cron").asText()), ZoneId.of(w.path("zone").asText()))
+                : unknown("when", w);
+        List<Instant> pending = new java.util.ArrayList<>();
+        o.path("pending").forEach(t -> pending.add(Instant.parse(t.asText())));
         JsonNode a = o.path("action");
         Schedule.Action action = a.has("remind") ? new Schedule.Action.Remind(a.get("remind").asText())
                 : a.has("prompt") ? new Schedule.Action.Prompt(a.get("prompt").asText())
-                : new Schedule.Action.Call(a.path("tool").asText(), (ObjectNode) a.get("params"),
-                Optional.ofNullable(a.get("worker")).map(JsonNode::asText));
+                : a.has("tool") && a.path("params").isObject() ? new Schedule.Action.Call(a.get("tool").asText(),
+                (ObjectNode) a.get("params"), Optional.ofNullable(a.get("worker")).map(JsonNode::asText))
+                : unknown("action", a);
         return new Schedule(o.path("id").asText(), o.path("conversation").asText(), when, action,
                 Schedule.Missed.of(o.path("missed").asText()).orElse(Schedule.Missed.RUN_ONCE),
                 o.has("maxRuns") ? Optional.of(o.get("maxRuns").asInt()) : Optional.empty(),
                 o.has("until") ? Optional.of(Instant.parse(o.get("until").asText())) : Optional.empty(),
                 o.path("runs").asInt(), o.has("next") ? Optional.of(Instant.parse(o.get("next").asText()))
-                : Optional.empty(), Instant.parse(o.path("created").asText()));
+                : Optional.empty(), Instant.parse(o.path("created").asText()), pending);
     }
 }

@@ -48,7 +48,7 @@ public sealed interface When {
             if (after.isBefore(start)) {
                 return Optional.of(start.plus(period));
             }
-            long periods = Duration.between(start, after).toNanos() / period.toNanos() + 1;
+            long periods = Duration.between(start, after).dividedBy(period) + 1;
             return Optional.of(start.plus(period.multipliedBy(periods)));
         }
 

@@ -83,6 +83,24 @@ class AutomationsTest extends ConversationFixture {
     }
 
     @Test
+    void stopEndsARunHeldForApprovalAndCancelsItsStep() throws Exception {
+        recordWriteReadShell();
+        say("/automation ask greet 2");
+        String started = say("/run automation_greet {\"name\": \"eve\"}");
+        String run = started.substring(started.indexOf("(run ") + 5, started.indexOf(')'));
+        String asked = awaitSent("Allow read_file", Duration.ofSeconds(20));
+        String id = asked.substring(asked.indexOf("(task ") + 6, asked.indexOf(")", asked.indexOf("(task ")));
+        assertEquals("Stopped 1 automation run.", say("/stop"));
+        assertEquals("cancelled", router.task(id).orElseThrow().status().name().toLowerCase(java.util.Locale.ROOT));
+        assertEquals("There is no run " + run + " going on.", say("/automation stop " + run));
+        Thread.sleep(300);
+        assertTrue(channel.sent.stream().noneMatch(s -> s.contains("stopped: step 2")), "no report of a run "
+                + "stopped on purpose: " + channel.sent);
+        assertEquals("Step 2 of greet runs as the approval policy says again.", say("/automation unask greet 2"));
+        assertTrue(say("/record start greet").startsWith("Not done: an automation named greet exists"));
+    }
+
+    @Test
     void wrongCommandsAndCallsSayWhatToDo() throws Exception {
         assertTrue(say("/record stop").startsWith("Not done: nothing is being recorded here"));
         assertTrue(say("/record start Bad Name").startsWith("Not done: name it"));

@@ -51,6 +51,14 @@ class CronTest {
     }
 
     @Test
+    void aHalfHourChangeOfTheClocksDoesNotStopTheWalk() {
+        // Lord Howe Island goes back half an hour at 02:00 on 5 April 2026: 03:00 still comes, that day.
+        ZoneId lordHowe = ZoneId.of("Australia/Lord_Howe");
+        Instant next = next("0 3 * * *", "2026-04-04T12:00:00Z", lordHowe);
+        assertEquals("2026-04-05T03:00+10:30[Australia/Lord_Howe]", next.atZone(lordHowe).toString());
+    }
+
+    @Test
     void aWrongExpressionSaysWhichFieldAndWhy() {
         assertEquals("a cron expression has five fields (minute hour day-of-month month day-of-week, e.g. "
                 + "'0 9 * * mon-fri'), got 6 in '* * * * * *'", assertThrows(IllegalArgumentException.class,

@@ -324,14 +324,51 @@ class SchedulerTest {
     }
 
     @Test
-    void aScheduleThatCannotBeReadIsDroppedNotFiredForever() throws Exception {
+    void aScheduleThisBrainCannotReadIsLeftForOneThatCanAndTheOthersFire() throws Exception {
         Scheduler s = scheduler();
-        records.put(Scheduler.PREFIX + "s-broken", "{not json");
+        // Written by a newer brain over the same database, say: not this one's to delete.
+        records.put(Scheduler.PREFIX + "s-newer", "{\"id\":\"s-newer\",\"when\":{\"lunar\":\"full moon\"}}");
         s.create(CHAT.key(), json("{\"in\": \"1s\", \"remind\": \"still here\"}"));
         clock.advance(Duration.ofSeconds(1));
         s.runDue();
+        s.runDue();
         assertEquals(List.of("console:c1|⏰ still here"), host.posted);
-        assertFalse(records.get(Scheduler.PREFIX + "s-broken").isPresent());
+        assertTrue(records.get(Scheduler.PREFIX + "s-newer").isPresent());
+    }
+
+    @Test
+    void aToolCallFireDecidedButNotSubmittedBeforeTheBrainStoppedIsSubmittedByTheNextPass() throws Exception {
+        Scheduler s = scheduler();
+        Schedule ls = s.create(CHAT.key(), json("{\"every\": \"1m\", \"tool\": \"list_dir\", \"params\": "
+                + "{\"path\": \".\"}}"));
+        // What a brain stopped right after winning the fire at 00:30:59 leaves: the fire pending, the next time set.
+        var stored = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
+                records.get(Scheduler.PREFIX + ls.id()).orElseThrow());
+        stored.put("next", "2026-11-23T00:31:59Z").put("runs", 1).putArray("pending").add("2026-11-23T00:30:59Z");
+        records.put(Scheduler.PREFIX + ls.id(), stored.toString());
+        clock.advance(Duration.ofSeconds(61));
+        s.runDue();
+        s.runDue();
+        List<Task> tasks = router.tasks(EnumSet.allOf(TaskStatus.class), 10);
+        assertEquals(List.of("schedule:" + ls.id() + ":2026-11-23T00:30:59Z"),
+                tasks.stream().map(t -> t.idempotencyKey().orElseThrow()).toList(), "the pending fire, once");
+        assertTrue(s.get(ls.id()).orElseThrow().pending().isEmpty());
+    }
+
+    @Test
+    void durationsTooLongAndPromptsTooOftenAreRefused() throws Exception {
+        Scheduler s = scheduler();
+        assertEquals("every must be at most ten years, got '200000d'", assertThrows(IllegalArgumentException.class,
+                () -> s.create(CHAT.key(), json("{\"every\": \"200000d\", \"remind\": \"x\"}"))).getMessage());
+        assertEquals("in must be at most ten years, got '999999999999d'", assertThrows(IllegalArgumentException.class,
+                () -> s.create(CHAT.key(), json("{\"in\": \"999999999999d\", \"remind\": \"x\"}"))).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> s.create(CHAT.key(), json("{\"at\": "
+                + "\"+999999-01-01T00:00:00Z\", \"remind\": \"x\"}"))).getMessage().contains("is more than ten years away"));
+        assertEquals("a prompt can be scheduled at most once a minute, got every 30 seconds",
+                assertThrows(IllegalArgumentException.class, () -> s.create(CHAT.key(), json("{\"every\": \"30s\", "
+                        + "\"prompt\": \"check the tests\"}"))).getMessage());
+        assertTrue(say(s, "/remind at 9:00 call mum").startsWith("I will remind you at 2026-11-23 09:00:00 UTC"),
+                "9:00 is 09:00");
     }
 
     /** The conversations, as the scheduler reaches them: what was posted and what was said on the person's behalf. */
@@ -363,7 +400,7 @@ class SchedulerTest {
         }
 
         @Override
-        public void receive(IncomingMessage message) {
+        public void prompt(IncomingMessage message) {
             received.add(message);
         }
 
