@@ -182,17 +182,4 @@ class AgentHandsTest extends BrainFixture {
         JsonNode tasks = call("GET", "/api/v1/tasks?limit=100", null, 200).path("tasks");
         return task(tasks.get(tasks.size() - 1).path("id").asText());
     }
-
-    private JsonNode awaitMessage(String conversation, String text) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        JsonNode history = null;
-        while (System.nanoTime() < end) {
-            history = call("GET", "/api/v1/conversations/" + conversation + "/messages", null, 200);
-            if (history.toString().contains(text)) {
-                return history;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("'" + text + "' never appeared in " + conversation + ": " + history);
-    }
 }

@@ -161,6 +161,20 @@ abstract class BrainFixture {
         return t;
     }
 
+    /** The history of REST conversation {@code conversation} once it holds {@code text} (within 30 s). */
+    JsonNode awaitMessage(String conversation, String text) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        JsonNode history = null;
+        while (System.nanoTime() < end) {
+            history = call("GET", "/api/v1/conversations/" + conversation + "/messages", null, 200);
+            if (history.toString().contains(text)) {
+                return history;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("'" + text + "' never appeared in " + conversation + ": " + history);
+    }
+
     JsonNode awaitStatus(String id, String status, int seconds) throws InterruptedException {
         return awaitTask(id, seconds, t -> status.equals(t.path("status").asText()));
     }

@@ -237,17 +237,4 @@ class SubAgentsTest extends BrainFixture {
             Thread.currentThread().interrupt();
         }
     }
-
-    private JsonNode awaitMessage(String conversation, String text) throws InterruptedException {
-        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        JsonNode history = null;
-        while (System.nanoTime() < end) {
-            history = call("GET", "/api/v1/conversations/" + conversation + "/messages", null, 200);
-            if (history.toString().contains(text)) {
-                return history;
-            }
-            Thread.sleep(100);
-        }
-        throw new AssertionError("'" + text + "' never appeared in " + conversation + ": " + history);
-    }
 }

@@ -25,6 +25,12 @@ class AutomationsTest extends ConversationFixture {
                 "'" + checkpoint + "' after " + command + ": " + channel.sent);
     }
 
+    /** The task a question names: {@code … (task k3x9m2qa7bfd).} */
+    private static String taskIn(String question) {
+        int at = question.indexOf("(task ") + 6;
+        return question.substring(at, question.indexOf(')', at));
+    }
+
     private void recordWriteReadShell() throws Exception {
         assertTrue(say("/record start greet").startsWith("Recording greet:"));
         runAndWait("/run write_file {\"path\": \"ann.txt\", \"content\": \"hello ann\"}", "Complete");
@@ -60,7 +66,7 @@ class AutomationsTest extends ConversationFixture {
         assertTrue(Files.exists(root.resolve("cy.txt")), "the steps before it ran");
         Thread.sleep(300);
         assertTrue(channel.sent.stream().noneMatch(s -> s.contains("Automation greet done")), "held, not done");
-        String id = asked.substring(asked.indexOf("(task ") + 6, asked.indexOf(")", asked.indexOf("(task ")));
+        String id = taskIn(asked);
         say("/approve " + id);
         String done = awaitSent("Automation greet done", Duration.ofSeconds(20));
         assertTrue(done.contains("hello cy from the shell"), done);
@@ -76,7 +82,7 @@ class AutomationsTest extends ConversationFixture {
         say("/automation ask greet 2");
         say("/run automation_greet {\"name\": \"dan\"}");
         String asked = awaitSent("Allow read_file", Duration.ofSeconds(20));
-        String id = asked.substring(asked.indexOf("(task ") + 6, asked.indexOf(")", asked.indexOf("(task ")));
+        String id = taskIn(asked);
         say("/deny " + id + " not today");
         String denied = awaitSent("stopped: step 2 of 3 (read_file)", Duration.ofSeconds(20));
         assertTrue(denied.contains("did not run"), denied);
@@ -89,7 +95,7 @@ class AutomationsTest extends ConversationFixture {
         String started = say("/run automation_greet {\"name\": \"eve\"}");
         String run = started.substring(started.indexOf("(run ") + 5, started.indexOf(')'));
         String asked = awaitSent("Allow read_file", Duration.ofSeconds(20));
-        String id = asked.substring(asked.indexOf("(task ") + 6, asked.indexOf(")", asked.indexOf("(task ")));
+        String id = taskIn(asked);
         assertEquals("Stopped 1 automation run.", say("/stop"));
         assertEquals("cancelled", router.task(id).orElseThrow().status().name().toLowerCase(java.util.Locale.ROOT));
         assertEquals("There is no run " + run + " going on.", say("/automation stop " + run));
