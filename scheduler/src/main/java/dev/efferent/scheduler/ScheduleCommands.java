@@ -189,8 +189,8 @@ final class ScheduleCommands {
     }
 
     String describe(Schedule s) {
-        return s.when().describe(zone) + ", " + s.action().describe() + s.next().map(n -> "; next "
-                + Schedules.show(n, zone)).orElse("") + (s.runs() > 0 ? " (" + s.runs() + " run" + (s.runs() == 1 ? ""
+        return s.when().describe(zone) + ", " + s.action().describe() + s.next()
+                .filter(n -> !(s.when() instanceof When.Once)).map(n -> "; next " + Schedules.show(n, zone)).orElse("") + (s.runs() > 0 ? " (" + s.runs() + " run" + (s.runs() == 1 ? ""
                 : "s") + " so far)" : "") + s.maxRuns().map(m -> ", at most " + m + " runs").orElse("");
     }
 
