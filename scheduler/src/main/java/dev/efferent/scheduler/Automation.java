@@ -101,6 +101,29 @@ public record Automation(String name, String description, Optional<String> url, 
         return copy;
     }
 
+    /**
+     * Why step {@code tool} with {@code params} (variables in place) is outside this automation's pages, if it is:
+     * a {@code url} argument that {@link #url()} does not match. What a variable brings in cannot take a run
+     * elsewhere.
+     */
+    Optional<String> outsideScope(ObjectNode params) {
+        if (url.isEmpty() || !params.path("url").isTextual()) {
+            return Optional.empty();
+        }
+        String target = params.get("url").asText();
+        return matches(url.get(), target) ? Optional.empty()
+                : Optional.of("its URL " + target + " is outside the automation's pages, " + url.get());
+    }
+
+    /** Whether {@code text} matches {@code glob}, where {@code *} stands for any characters. */
+    static boolean matches(String glob, String text) {
+        StringBuilder regex = new StringBuilder();
+        for (String part : glob.split("\\*", -1)) {
+            regex.append(regex.isEmpty() ? "" : ".*").append(Pattern.quote(part));
+        }
+        return Pattern.compile(regex.toString(), Pattern.DOTALL).matcher(text).matches();
+    }
+
     /** Whether {@code name} is a variable's name. */
     static boolean isVariable(String name) {
         return VARIABLE.matcher("{{" + name + "}}").matches();

@@ -94,8 +94,14 @@ final class AutomationRuns implements AutoCloseable {
                 return;
             }
             Automation.Step step = a.steps().get(run.step());
+            ObjectNode params = a.params(run.step(), run.values());
+            Optional<String> outside = a.outsideScope(params);
+            if (outside.isPresent()) {
+                end(run, stoppedAt(run) + " was not run: " + outside.get() + ".");
+                return;
+            }
             Calls.Started started = calls.start(conversation(run), Assistant.TASK_KEY_PREFIX + "automation:" + run.id()
-                    + ":" + run.step(), step.tool(), a.params(run.step(), run.values()), run.worker(), step.approval());
+                    + ":" + run.step(), step.tool(), params, run.worker(), step.approval());
             switch (started) {
                 case Calls.Started.Refused r -> end(run, stoppedAt(run) + " was refused: " + r.reason());
                 case Calls.Started.Submitted s -> {

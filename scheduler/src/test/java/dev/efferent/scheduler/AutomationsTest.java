@@ -1,12 +1,19 @@
 package dev.efferent.scheduler;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.model.scripted.Step;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Tool calls recorded in a conversation and replayed as a tool, with other values, held where marked. */
@@ -104,6 +111,21 @@ class AutomationsTest extends ConversationFixture {
                 + "stopped on purpose: " + channel.sent);
         assertEquals("Step 2 of greet runs as the approval policy says again.", say("/automation unask greet 2"));
         assertTrue(say("/record start greet").startsWith("Not done: an automation named greet exists"));
+    }
+
+    @Test
+    void anAutomationForSomePagesRefusesAStepThatAVariableSendsElsewhere() throws Exception {
+        // Browser steps keep their arguments (selectors, URLs) as recorded; fetch_page stands for browser_navigate.
+        Automation shop = new Automation("shop", "", Optional.of("https://shop.example/*"), List.of(
+                new Automation.Step("browser_navigate", (ObjectNode)
+                        new ObjectMapper().readTree("{\"url\": \"{{page}}\"}"), false)),
+                Instant.now());
+        assertTrue(shop.outsideScope(shop.params(0, Map.of("page", "https://shop.example/cart"))).isEmpty());
+        assertEquals(Optional.of("its URL https://evil.example/?https://shop.example/ is outside the "
+                + "automation's pages, https://shop.example/*"), shop.outsideScope(shop.params(0,
+                Map.of("page", "https://evil.example/?https://shop.example/"))));
+        assertTrue(Automation.matches("https://*.example/*", "https://a.example/x"));
+        assertFalse(Automation.matches("https://shop.example/*", "https://shop.example.evil/"));
     }
 
     @Test
