@@ -7,6 +7,7 @@ import dev.efferent.agent.Models;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.brain.console.ConsoleChannel;
+import dev.efferent.brain.mcp.McpFeature;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.conversations.ChatService;
 import dev.efferent.conversations.ConversationStore;
@@ -184,6 +185,7 @@ final class Brain implements AutoCloseable {
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
         // In order: the console's "/" takes whatever the others leave.
         List<BrainFeature> features = List.of(new ApiFeature(router, chat, approvals, scheduler, apiToken, json),
+                new McpFeature(router, approvals, apiToken, json, version()),
                 new WorkerSocketFeature(router, workerSecret, codec, guard, views, routing.handsEnabled()),
                 new ConsoleFeature(console, apiToken, guard, views));
         var builder = WebServer.builder()
@@ -215,6 +217,12 @@ final class Brain implements AutoCloseable {
         builder.addProtocol(WsConfig.builder().maxFrameLength(settings.maxFrameBytes()).build())
                 .addRouting(sockets);
         return builder.build().start();
+    }
+
+    /** The brain's version, as its module says (the build's, for a development run). */
+    private static String version() {
+        return Brain.class.getModule().getDescriptor() == null ? "dev" : Brain.class.getModule().getDescriptor()
+                .rawVersion().orElse("dev");
     }
 
     private static String consoleHost(String host) {

@@ -1,0 +1,70 @@
+package dev.efferent.brain.mcp;
+
+import dev.efferent.queue.spi.TaskIds;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * MCP sessions: the calls each client has running, by its request id, so that its {@code notifications/cancelled}
+ * finds the task (request ids are the client's own, and every client starts at 0). At most {@link #MAX} are kept;
+ * one idle for {@link #IDLE} is forgotten. A session id the brain does not know (it restarted) is taken as a new one.
+ */
+final class McpSessions {
+    static final int MAX = 1000;
+    static final Duration IDLE = Duration.ofHours(1);
+
+    /** One client's session: its running calls, and those it cancelled. */
+    static final class Session {
+        final Map<String, String> tasks = new ConcurrentHashMap<>();
+        final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+        volatile Instant used;
+
+        Session(Instant now) {
+            this.used = now;
+        }
+    }
+
+    private final Clock clock;
+    private final LinkedHashMap<String, Session> sessions = new LinkedHashMap<>(16, 0.75f, true);
+
+    McpSessions(Clock clock) {
+        this.clock = clock;
+    }
+
+    /** A new session's id. */
+    synchronized String open() {
+        String id = TaskIds.next() + TaskIds.next();
+        sessions.put(id, new Session(clock.instant()));
+        trim();
+        return id;
+    }
+
+    /** Session {@code id} (none given: one shared by clients that keep no session). */
+    synchronized Session get(Optional<String> id) {
+        String key = id.orElse("");
+        Session s = sessions.computeIfAbsent(key, k -> new Session(clock.instant()));
+        s.used = clock.instant();
+        trim();
+        return s;
+    }
+
+    /** Forgets session {@code id}; whether it was there. */
+    synchronized boolean close(String id) {
+        return sessions.remove(id) != null;
+    }
+
+    private void trim() {
+        Instant idle = clock.instant().minus(IDLE);
+        sessions.values().removeIf(s -> s.used.isBefore(idle) && s.tasks.isEmpty());
+        while (sessions.size() > MAX) {
+            sessions.remove(sessions.keySet().iterator().next());
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package dev.efferent.brain.mcp;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.approvals.Approvals;
+import dev.efferent.approvals.policy.Call;
+import dev.efferent.approvals.policy.Decision;
+import dev.efferent.approvals.policy.Verdict;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.Task;
+import dev.efferent.router.Router;
+import dev.efferent.router.TaskRequest;
+import dev.efferent.router.ToolInfo;
+import dev.efferent.router.WorkerInfo;
+import dev.efferent.tools.spi.Placement;
+import dev.efferent.tools.spi.ToolHints;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The brain's catalogue as MCP tools, and an MCP {@code tools/call} as a task: every tool of every machine, with a
+ * {@code worker} argument that picks the machine, judged by the approval policy as the assistant's calls are.
+ */
+final class McpTools {
+    /** The argument that picks the machine, added to each tool's schema unless the tool has its own. */
+    static final String WORKER = "worker";
+    /** Who asks, as the tasks record it. */
+    static final String REQUESTER = "mcp";
+
+    private final Router router;
+    private final Approvals approvals;
+    private final ObjectMapper json;
+
+    McpTools(Router router, Approvals approvals, ObjectMapper json) {
+        this.router = router;
+        this.approvals = approvals;
+        this.json = json;
+    }
+
+    /** {@code tools/list}: every tool the brain knows, each with the machines that have it. */
+    ObjectNode list() {
+        ObjectNode result = json.createObjectNode();
+        ArrayNode tools = result.putArray("tools");
+        List<WorkerInfo> workers = router.workers();
+        for (ToolInfo info : router.tools()) {
+            ToolDescriptor d = info.descriptor();
+            ObjectNode schema = d.inputSchema().deepCopy();
+            if (!schema.has("type")) {
+                schema.put("type", "object");
+            }
+            ObjectNode properties = schema.path("properties").isObject() ? (ObjectNode) schema.get("properties")
+                    : schema.putObject("properties");
+            if (!properties.has(WORKER)) {
+                ObjectNode worker = properties.putObject(WORKER).put("type", "string").put("description",
+                        "The machine to run it on; without it, any that has the tool.");
+                machines(info, workers).forEach(worker.withArray("enum")::add);
+            }
+            ObjectNode tool = tools.addObject().put("name", d.name()).put("description", d.description());
+            tool.set("inputSchema", schema);
+            tool.putObject("annotations").put("readOnlyHint", d.readOnly()).put("destructiveHint", d.destructive())
+                    .put("idempotentHint", d.idempotent()).put("openWorldHint", d.openWorld());
+        }
+        return result;
+    }
+
+    /** The machines that have {@code info}'s tool, by name; the brain itself only for tools that need no machine. */
+    private List<String> machines(ToolInfo info, List<WorkerInfo> workers) {
+        boolean hands = router.settings().handsEnabled();
+        return workers.stream()
+                .filter(w -> !(w.local() && hands && info.placement() == Placement.LOCAL))
+                .filter(w -> w.tools().contains(info.descriptor().name())).map(WorkerInfo::name).distinct().toList();
+    }
+
+    /** What a {@code tools/call} becomes: a task to run, or an answer at once. */
+    sealed interface Prepared {
+        /** Submit {@code request}. */
+        record Run(TaskRequest request) implements Prepared {
+        }
+
+        /** Refused, with a reason for the client (a tool result with {@code isError}). */
+        record Refused(String reason) implements Prepared {
+        }
+
+        /** A request that is wrong: a JSON-RPC error {@code -32602} with {@code message}. */
+        record Invalid(String message) implements Prepared {
+        }
+    }
+
+    /** Reads {@code tools/call}'s params: the tool, its arguments, the machine; judged by the approval policy. */
+    Prepared prepare(JsonNode params) {
+        String name = params.path("name").asText("");
+        Optional<ToolInfo> info = router.tools().stream().filter(t -> t.descriptor().name().equals(name)).findFirst();
+        if (info.isEmpty()) {
+            return new Prepared.Invalid("Unknown tool '" + name + "'; tools/list lists them");
+        }
+        JsonNode arguments = params.path("arguments");
+        if (!arguments.isMissingNode() && !arguments.isNull() && !arguments.isObject()) {
+            return new Prepared.Invalid("'arguments' must be an object");
+        }
+        ObjectNode args = arguments.isObject() ? ((ObjectNode) arguments).deepCopy() : json.createObjectNode();
+        Optional<String> worker = Optional.empty();
+        if (!info.get().descriptor().inputSchema().path("properties").has(WORKER) && args.has(WORKER)) {
+            JsonNode w = args.remove(WORKER);
+            if (!w.isTextual() || w.asText().isBlank()) {
+                return new Prepared.Invalid("'worker' must name a machine");
+            }
+            worker = Optional.of(w.asText());
+        }
+        ToolDescriptor d = info.get().descriptor();
+        ToolHints hints = new ToolHints(d.readOnly(), d.destructive(), d.idempotent(), d.openWorld());
+        // Judged for the machine named, else for every machine that has the tool: the strictest answer holds.
+        List<String> candidates = worker.map(List::of).orElseGet(() -> machines(info.get(), router.workers()));
+        Verdict verdict = approvals.decide(new Call(name, hints, args, worker));
+        for (String machine : candidates) {
+            Verdict there = approvals.decide(new Call(name, hints, args, Optional.of(machine)));
+            if (there.decision().compareTo(verdict.decision()) < 0) {
+                verdict = there;
+            }
+        }
+        if (verdict.decision() == Decision.DENY) {
+            return new Prepared.Refused("Refused by the brain's approval policy: " + verdict.why() + ".");
+        }
+        if (verdict.decision() == Decision.ASK) {
+            // No one can be asked over MCP: the person says yes in a chat, or with a rule.
+            return new Prepared.Refused("This call needs the user's yes (the brain's approval policy: "
+                    + verdict.why() + "); over MCP no one can be asked. Ask the user to run it in the brain's "
+                    + "console or chat, or to allow it with a rule in approvals.rules.");
+        }
+        TaskRequest request = TaskRequest.of(name, args).from(REQUESTER);
+        return new Prepared.Run(worker.map(request::onWorker).orElse(request));
+    }
+
+    /** A finished task as an MCP {@code CallToolResult}. */
+    ObjectNode result(Task task) {
+        return switch (task.status()) {
+            case COMPLETED -> task.result().map(this::stored).orElseGet(() -> text("", false));
+            case CANCELLED -> text("Not run: " + task.error().orElse("cancelled") + ".", true);
+            default -> text("The task failed: " + task.error().orElse("no reason given") + ".", true);
+        };
+    }
+
+    private ObjectNode stored(String result) {
+        try {
+            JsonNode r = json.readTree(result);
+            ObjectNode out = json.createObjectNode();
+            out.set("content", r.path("content").isArray() ? r.get("content") : json.createArrayNode());
+            if (r.path("structuredContent").isObject()) {
+                out.set("structuredContent", r.get("structuredContent"));
+            }
+            out.put("isError", r.path("isError").asBoolean(false));
+            return out;
+        } catch (JsonProcessingException e) {
+            return text(result, false);
+        }
+    }
+
+    /** A result of one text. */
+    ObjectNode text(String text, boolean error) {
+        ObjectNode out = json.createObjectNode();
+        out.putArray("content").addObject().put("type", "text").put("text", text);
+        return out.put("isError", error);
+    }
+}
