@@ -39,7 +39,7 @@ class McpServerTest extends BrainFixture {
     @Test
     void anMcpClientListsTheToolsOfTwoMachinesCallsOneOnANamedMachineSeesProgressAndCancels() throws Exception {
         Path client = client();
-        startBrain(true, Map.of("approvals.rules", "allow run_shell"));
+        startBrain(true, Map.of("approvals.rules", "allow run_shell, deny list_dir on server"));
         Path laptop = dir.resolve("laptop-root");
         Path server = dir.resolve("server-root");
         Files.createDirectories(laptop);
@@ -67,6 +67,18 @@ class McpServerTest extends BrainFixture {
                 called.toString());
         assertFalse(called.path("result").path("isError").asBoolean());
 
+        // A machine named by its id is judged by its name: "deny list_dir on server" holds.
+        String serverId = null;
+        for (JsonNode w : call("GET", "/api/v1/workers", null, 200).path("workers")) {
+            if (w.path("name").asText().equals("server")) {
+                serverId = w.path("id").asText();
+            }
+        }
+        JsonNode denied = mcp(client, TOKEN, "call", "list_dir", "{\"path\": \".\", \"worker\": \"" + serverId + "\"}");
+        assertTrue(denied.path("result").path("isError").asBoolean(), denied.toString());
+        assertTrue(denied.path("result").path("content").path(0).path("text").asText().startsWith("Refused by the "
+                + "brain's approval policy"), denied.toString());
+
         JsonNode cancelled = mcp(client, TOKEN, "progress-then-cancel", "run_shell", "{\"command\": \"for i in 1 2 3 4 5 "
                 + "6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do echo line $i; sleep 1; done\", \"worker\": \"laptop\"}");
         assertTrue(cancelled.path("progress").size() >= 2, cancelled.toString());
@@ -88,17 +100,21 @@ class McpServerTest extends BrainFixture {
 
         assertEquals(405, http.send(mcpRequest("GET", null, null, TOKEN), HttpResponse.BodyHandlers.ofString())
                 .statusCode());
-        HttpResponse<String> batch = post(TOKEN, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]");
+        String session = session();
+        HttpResponse<String> batch = post(TOKEN, "[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]", session);
         assertEquals(400, batch.statusCode());
         assertTrue(batch.body().contains("batches are not supported"), batch.body());
-        assertTrue(post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}").body()
+        assertTrue(post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"resources/list\"}", session).body()
                 .contains("\"code\":-32601"));
-        assertTrue(post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"teleport\"}}")
-                .body().contains("Unknown tool 'teleport'"));
-        assertEquals(202, post(TOKEN, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}").statusCode());
+        assertTrue(post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"teleport\"}}",
+                session).body().contains("Unknown tool 'teleport'"));
+        assertEquals(202, post(TOKEN, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", session)
+                .statusCode());
+        assertEquals(400, post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"ping\"}").statusCode(),
+                "a request without its session is refused: its id could name another client's call");
         // The approval policy holds over MCP too: a command that writes asks, and no one can be asked here.
         JsonNode asks = JSON.readTree(post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":"
-                + "{\"name\":\"run_shell\",\"arguments\":{\"command\":\"rm -r build\"}}}").body());
+                + "{\"name\":\"run_shell\",\"arguments\":{\"command\":\"rm -r build\"}}}", session).body());
         assertTrue(asks.path("result").path("isError").asBoolean(), asks.toString());
         assertTrue(asks.path("result").path("content").path(0).path("text").asText().startsWith("This call needs the "
                 + "user's yes"), asks.toString());
@@ -112,7 +128,7 @@ class McpServerTest extends BrainFixture {
         laptop.destroyForcibly();
         awaitWorker("laptop", false, 30);
         JsonNode answer = JSON.readTree(post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
-                + "{\"name\":\"list_dir\",\"arguments\":{\"path\":\".\",\"worker\":\"laptop\"}}}").body());
+                + "{\"name\":\"list_dir\",\"arguments\":{\"path\":\".\",\"worker\":\"laptop\"}}}", session()).body());
         JsonNode result = answer.path("result");
         assertTrue(result.path("content").path(0).path("text").asText().startsWith("Your machine is offline"),
                 answer.toString());
@@ -131,8 +147,23 @@ class McpServerTest extends BrainFixture {
     }
 
     private HttpResponse<String> post(String token, String body) throws Exception {
-        return http.send(mcpRequest("POST", body, "application/json, text/event-stream", token),
-                HttpResponse.BodyHandlers.ofString());
+        return post(token, body, null);
+    }
+
+    private HttpResponse<String> post(String token, String body, String session) throws Exception {
+        HttpRequest r = mcpRequest("POST", body, "application/json, text/event-stream", token);
+        if (session != null) {
+            r = HttpRequest.newBuilder(r, (name, value) -> true).header("Mcp-Session-Id", session).build();
+        }
+        return http.send(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A session, as initialize gives it. */
+    private String session() throws Exception {
+        HttpResponse<String> r = post(TOKEN, "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":"
+                + "{\"protocolVersion\":\"2025-06-18\",\"capabilities\":{},\"clientInfo\":{\"name\":\"t\",\"version\":\"1\"}}}");
+        assertEquals("2025-06-18", JSON.readTree(r.body()).path("result").path("protocolVersion").asText(), r.body());
+        return r.headers().firstValue("Mcp-Session-Id").orElseThrow();
     }
 
     private HttpRequest mcpRequest(String method, String body, String accept, String token) {

@@ -117,12 +117,19 @@ final class McpEndpoint implements HttpService {
         }
         String method = message.path("method").asText("");
         JsonNode id = message.get("id");
-        if (id == null || id.isNull()) {
-            // A notification (or a response to a request this server never sends): taken, nothing to answer.
+        if (id == null || id.isNull() || !message.has("method")) {
+            // A notification, or a response to a request this server never sends: taken, nothing to answer.
             if (method.equals("notifications/cancelled")) {
-                cancel(req, message.path("params"));
+                req.headers().first(SESSION).ifPresent(session -> cancel(session, message.path("params")));
             }
             res.status(Status.ACCEPTED_202).send();
+            return;
+        }
+        Optional<String> session = req.headers().first(SESSION);
+        if (session.isEmpty() && !method.equals("initialize")) {
+            // Request ids are the client's own: without its session, a cancel could reach another client's call.
+            send(res, Status.BAD_REQUEST_400, error(id, -32600, "send the Mcp-Session-Id header that initialize "
+                    + "answered with"));
             return;
         }
         try {
@@ -130,12 +137,12 @@ final class McpEndpoint implements HttpService {
                 case "initialize" -> initialize(res, id, message.path("params"));
                 case "ping" -> send(res, Status.OK_200, result(id, json.createObjectNode()));
                 case "tools/list" -> send(res, Status.OK_200, result(id, tools.list()));
-                case "tools/call" -> call(req, res, id, message.path("params"));
+                case "tools/call" -> call(req, res, id, message.path("params"), sessions.get(session.orElseThrow()));
                 default -> send(res, Status.OK_200, error(id, -32601, "method not found: '" + method + "'"));
             }
         } catch (QueueException e) {
-            send(res, Status.SERVICE_UNAVAILABLE_503, error(id, -32603, "the task queue is unavailable: "
-                    + e.getMessage()));
+            // As a JSON-RPC error, which a client shows: an HTTP error status is all it would say of a 503.
+            send(res, Status.OK_200, error(id, -32603, "the task queue is unavailable: " + e.getMessage()));
         }
     }
 
@@ -151,24 +158,23 @@ final class McpEndpoint implements HttpService {
         send(res, Status.OK_200, result(id, result));
     }
 
-    private void cancel(ServerRequest req, JsonNode params) {
-        McpSessions.Session session = sessions.get(req.headers().first(SESSION));
-        String key = params.path("requestId").toString();
-        String taskId = session.tasks.get(key);
-        if (taskId == null) {
+    private void cancel(String sessionId, JsonNode params) {
+        McpSessions.Call running = sessions.get(sessionId).calls.get(params.path("requestId").toString());
+        if (running == null) {
             // Not a call of this session's that runs: nothing to cancel, and nothing kept.
             return;
         }
-        session.cancelled.add(key);
+        running.cancelled = true;
         try {
-            router.cancel(taskId, "cancelled by the MCP client" + (params.path("reason").isTextual()
+            router.cancel(running.taskId, "cancelled by the MCP client" + (params.path("reason").isTextual()
                     ? ": " + params.get("reason").asText() : ""));
         } catch (RouterException e) {
-            LOG.log(Level.DEBUG, "Task {0} had ended before its cancel: {1}", taskId, e.getMessage());
+            LOG.log(Level.DEBUG, "Task {0} had ended before its cancel: {1}", running.taskId, e.getMessage());
         }
     }
 
-    private void call(ServerRequest req, ServerResponse res, JsonNode id, JsonNode params) {
+    private void call(ServerRequest req, ServerResponse res, JsonNode id, JsonNode params,
+                      McpSessions.Session session) {
         McpTools.Prepared prepared = tools.prepare(params);
         Submission s;
         switch (prepared) {
@@ -184,50 +190,53 @@ final class McpEndpoint implements HttpService {
                 try {
                     s = router.submit(run.request());
                 } catch (RouterException e) {
-                    send(res, Status.OK_200, e.kind() == RouterException.Kind.BAD_REQUEST
-                            ? error(id, -32602, e.getMessage()) : result(id, tools.text(e.getMessage(), true)));
+                    // As a result the client's model reads, and may correct (invalid arguments, a machine's refusal).
+                    send(res, Status.OK_200, result(id, tools.text("Refused: " + e.getMessage() + ".", true)));
                     return;
                 }
             }
         }
         Task task = s.task();
         if (s.offline()) {
-            // The machine is offline: the client hears so now, with the task that waits for it.
-            ObjectNode queued = tools.text(Wording.of(s), false);
-            queued.putObject("structuredContent").put("taskId", task.id()).put("status", "queued")
-                    .put("offline", true);
-            send(res, Status.OK_200, result(id, queued));
+            send(res, Status.OK_200, result(id, queued(Wording.of(s), task.id())));
             return;
         }
-        McpSessions.Session session = sessions.get(req.headers().first(SESSION));
         String key = id.toString();
-        session.tasks.put(key, task.id());
+        McpSessions.Call running = new McpSessions.Call(task.id());
+        session.calls.put(key, running);
         try {
             Optional<JsonNode> token = Optional.ofNullable(params.path("_meta").get("progressToken"));
             if (accepts(req, "text/event-stream")) {
-                stream(res, id, task.id(), token, session, key);
+                stream(res, id, running, token);
             } else {
-                Optional<Task> done = await(task.id(), session, key, progress -> { }, () -> { });
+                Optional<ObjectNode> done = await(running, progress -> { }, () -> { });
                 if (done.isEmpty()) {
-                    res.status(Status.ACCEPTED_202).send();
+                    res.status(Status.NO_CONTENT_204).send();
                 } else {
-                    send(res, Status.OK_200, result(id, tools.result(done.get())));
+                    send(res, Status.OK_200, result(id, done.get()));
                 }
             }
         } finally {
-            session.tasks.remove(key);
-            session.cancelled.remove(key);
+            session.calls.remove(key, running);
         }
     }
 
+    /** What a client hears of a task that waits for an offline machine: the task, and that it waits. */
+    private ObjectNode queued(String said, String taskId) {
+        ObjectNode queued = tools.text(said, false);
+        queued.putObject("structuredContent").put("taskId", taskId).put("status", "queued").put("offline", true);
+        return queued;
+    }
+
     /** Answers as an event stream: progress while the task runs, then its result (none if the client cancelled). */
-    private void stream(ServerResponse res, JsonNode id, String taskId, Optional<JsonNode> token,
-                        McpSessions.Session session, String key) {
+    private void stream(ServerResponse res, JsonNode id, McpSessions.Call running, Optional<JsonNode> token) {
         res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream"));
         res.header(HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache"));
         try (OutputStream out = res.outputStream()) {
             int[] sent = {0};
-            Optional<Task> done = await(taskId, session, key, progress -> {
+            Optional<ObjectNode> done;
+            try {
+                done = await(running, progress -> {
                 if (token.isPresent()) {
                     // Progress must grow with each notification: it counts them; the message says what happened.
                     ObjectNode p = json.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/progress");
@@ -237,13 +246,22 @@ final class McpEndpoint implements HttpService {
                             ? progress.percent() + "%" : progress.message());
                     event(out, p.toString());
                 }
-            }, () -> event(out, null));
+                }, () -> event(out, null));
+            } catch (UncheckedIOException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                // The stream has begun: the error goes in it, as the answer.
+                LOG.log(Level.WARNING, "An MCP call of task " + running.taskId + " failed in the brain", e);
+                event(out, error(id, -32603, "the brain failed while task " + running.taskId + " ran: "
+                        + e.getMessage()).toString());
+                return;
+            }
             if (done.isPresent()) {
-                event(out, result(id, tools.result(done.get())).toString());
+                event(out, result(id, done.get()).toString());
             }
         } catch (IOException | UncheckedIOException e) {
             // The client went away: the task goes on (its result stays with it, GET /api/v1/tasks/{id}).
-            LOG.log(Level.DEBUG, "An MCP client left while task {0} ran: {1}", taskId, e.getMessage());
+            LOG.log(Level.DEBUG, "An MCP client left while task {0} ran: {1}", running.taskId, e.getMessage());
         }
     }
 
@@ -259,24 +277,38 @@ final class McpEndpoint implements HttpService {
     }
 
     /**
-     * Waits for task {@code taskId} to finish, telling {@code progress} of each new progress it reports and
-     * {@code quiet} when it has said nothing for a while; empty when the client cancelled the call, which then gets
-     * no answer.
+     * Waits for {@code running}'s task, telling {@code progress} of each new progress it reports and {@code quiet}
+     * when it has said nothing for a while; then its result, or, if its machine went offline (or none that has
+     * the tool is online), that it waits for one. Empty when the client cancelled the call, which then gets no
+     * answer.
      */
-    private Optional<Task> await(String taskId, McpSessions.Session session, String key,
-                                 java.util.function.Consumer<Progress> progress, Runnable quiet) {
+    private Optional<ObjectNode> await(McpSessions.Call running, java.util.function.Consumer<Progress> progress,
+                                       Runnable quiet) {
+        String taskId = running.taskId;
         CompletableFuture<Task> finished = router.completion(taskId);
         Optional<Progress> last = Optional.empty();
         long quietSince = System.nanoTime();
         while (true) {
             try {
                 Task task = finished.get(POLL.toMillis(), TimeUnit.MILLISECONDS);
-                return session.cancelled.contains(key) ? Optional.empty() : Optional.of(task);
+                return running.cancelled ? Optional.empty() : Optional.of(tools.result(task));
             } catch (TimeoutException e) {
-                if (session.cancelled.contains(key)) {
+                if (running.cancelled) {
                     return Optional.empty();
                 }
-                Optional<Progress> now = router.task(taskId).flatMap(router::progress);
+                Optional<dev.efferent.router.Waiting> why = router.waiting(taskId);
+                if (why.isPresent() && (why.get() instanceof dev.efferent.router.Waiting.WorkerOffline
+                        || why.get() instanceof dev.efferent.router.Waiting.NoWorkerOnline)) {
+                    // It may wait for days: the client hears so now, with the task.
+                    return Optional.of(queued(Wording.of(why.get()) + " Task " + taskId + " runs when it can; "
+                            + "GET /api/v1/tasks/" + taskId + " has its result then.", taskId));
+                }
+                Optional<Progress> now = Optional.empty();
+                try {
+                    now = router.task(taskId).flatMap(router::progress);
+                } catch (QueueException q) {
+                    // No progress this time; the next poll tries again.
+                }
                 if (now.isPresent() && !now.equals(last)) {
                     last = now;
                     progress.accept(now.get());

@@ -7,23 +7,31 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * MCP sessions: the calls each client has running, by its request id, so that its {@code notifications/cancelled}
- * finds the task (request ids are the client's own, and every client starts at 0). At most {@link #MAX} are kept;
- * one idle for {@link #IDLE} is forgotten. A session id the brain does not know (it restarted) is taken as a new one.
+ * finds the task (request ids are the client's own, and every client starts at 0). At most {@link #MAX} are kept
+ * (more only while calls run in them); one idle for {@link #IDLE} is forgotten. A session id the brain does not know
+ * (it restarted) is taken as a new one.
  */
 final class McpSessions {
     static final int MAX = 1000;
     static final Duration IDLE = Duration.ofHours(1);
 
-    /** One client's session: its running calls, and those it cancelled. */
+    /** A call running in a session: its task, and whether the client cancelled it. */
+    static final class Call {
+        final String taskId;
+        volatile boolean cancelled;
+
+        Call(String taskId) {
+            this.taskId = taskId;
+        }
+    }
+
+    /** One client's session: its running calls, by the client's request id. */
     static final class Session {
-        final Map<String, String> tasks = new ConcurrentHashMap<>();
-        final Set<String> cancelled = ConcurrentHashMap.newKeySet();
+        final Map<String, Call> calls = new ConcurrentHashMap<>();
         volatile Instant used;
 
         Session(Instant now) {
@@ -46,10 +54,9 @@ final class McpSessions {
         return id;
     }
 
-    /** Session {@code id} (none given: one shared by clients that keep no session). */
-    synchronized Session get(Optional<String> id) {
-        String key = id.orElse("");
-        Session s = sessions.computeIfAbsent(key, k -> new Session(clock.instant()));
+    /** Session {@code id}. */
+    synchronized Session get(String id) {
+        Session s = sessions.computeIfAbsent(id, k -> new Session(clock.instant()));
         s.used = clock.instant();
         trim();
         return s;
@@ -62,9 +69,13 @@ final class McpSessions {
 
     private void trim() {
         Instant idle = clock.instant().minus(IDLE);
-        sessions.values().removeIf(s -> s.used.isBefore(idle) && s.tasks.isEmpty());
-        while (sessions.size() > MAX) {
-            sessions.remove(sessions.keySet().iterator().next());
+        sessions.values().removeIf(s -> s.used.isBefore(idle) && s.calls.isEmpty());
+        // The least recently used first, but never one with calls running: their cancels must still find them.
+        var oldest = sessions.entrySet().iterator();
+        while (sessions.size() > MAX && oldest.hasNext()) {
+            if (oldest.next().getValue().calls.isEmpty()) {
+                oldest.remove();
+            }
         }
     }
 }

@@ -57,7 +57,10 @@ final class McpTools {
             if (!properties.has(WORKER)) {
                 ObjectNode worker = properties.putObject(WORKER).put("type", "string").put("description",
                         "The machine to run it on; without it, any that has the tool.");
-                machines(info, workers).forEach(worker.withArray("enum")::add);
+                List<String> machines = machines(info, workers);
+                if (!machines.isEmpty()) {
+                    machines.forEach(worker.withArray("enum")::add);
+                }
             }
             ObjectNode tool = tools.addObject().put("name", d.name()).put("description", d.description());
             tool.set("inputSchema", schema);
@@ -97,6 +100,7 @@ final class McpTools {
         if (info.isEmpty()) {
             return new Prepared.Invalid("Unknown tool '" + name + "'; tools/list lists them");
         }
+        ToolDescriptor d = info.get().descriptor();
         JsonNode arguments = params.path("arguments");
         if (!arguments.isMissingNode() && !arguments.isNull() && !arguments.isObject()) {
             return new Prepared.Invalid("'arguments' must be an object");
@@ -108,9 +112,17 @@ final class McpTools {
             if (!w.isTextual() || w.asText().isBlank()) {
                 return new Prepared.Invalid("'worker' must name a machine");
             }
-            worker = Optional.of(w.asText());
+            // Judged and run by its name: a rule names machines by name, and the router would take an id too.
+            String given = w.asText();
+            Optional<String> machine = router.workers().stream().filter(m -> m.id().equals(given) || m.name().equals(given))
+                    .map(WorkerInfo::name).findFirst();
+            if (machine.isEmpty() || !machines(info.get(), router.workers()).contains(machine.get())) {
+                return new Prepared.Refused("No machine named '" + given + "' has " + d.name()
+                        + "; the machines that have it: " + String.join(", ", machines(info.get(), router.workers()))
+                        + ".");
+            }
+            worker = machine;
         }
-        ToolDescriptor d = info.get().descriptor();
         ToolHints hints = new ToolHints(d.readOnly(), d.destructive(), d.idempotent(), d.openWorld());
         // Judged for the machine named, else for every machine that has the tool: the strictest answer holds.
         List<String> candidates = worker.map(List::of).orElseGet(() -> machines(info.get(), router.workers()));
