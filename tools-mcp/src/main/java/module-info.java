@@ -9,6 +9,8 @@ module efferent.tools.mcp {
     requires io.modelcontextprotocol.sdk.mcp.core;
     requires io.modelcontextprotocol.sdk.mcp.json.jackson2;
     requires reactor.core;
+    requires java.net.http;
+    requires java.logging;
     requires com.fasterxml.jackson.databind;
 
     provides dev.efferent.tools.spi.ToolkitProvider

@@ -143,6 +143,11 @@ final class BrainSession implements WsListener {
         return closed;
     }
 
+    /** What this connection registers (or registered) with. */
+    WorkerRegister registration() {
+        return register;
+    }
+
     /** Completes when the brain has answered {@code worker:register}. */
     CompletableFuture<WorkerAck> acked() {
         return acked;

@@ -11,6 +11,7 @@ import dev.efferent.protocol.TaskCancel;
 import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResult;
+import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.protocol.WorkerRegister;
@@ -47,7 +48,8 @@ final class Worker implements AutoCloseable {
     private final ProtocolCodec codec;
     private final ResultJournal journal;
     private final TaskRunner runner;
-    private final WorkerRegister register;
+    private final LocalToolExecutor executor;
+    private final String platform;
     private final long startedNanos = System.nanoTime();
     private final ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("efferent-heartbeat").daemon().factory());
@@ -68,6 +70,7 @@ final class Worker implements AutoCloseable {
            TaskRunner.Guard guard) {
         this.settings = settings;
         this.workerId = workerId;
+        this.executor = executor;
         this.codec = codec;
         this.journal = new ResultJournal(settings.stateDir().resolve("journal"), codec);
         this.runner = new TaskRunner(executor, settings.maxConcurrency(), new TaskRunner.Listener() {
@@ -82,7 +85,7 @@ final class Worker implements AutoCloseable {
                 send(message);
                 if (message instanceof TaskRejected r && r.reason() == RejectReason.UNKNOWN_TOOL) {
                     // The brain thought this worker had that tool: it gets the list as it is, not a guess.
-                    send(new WorkerTools(register.capabilities()));
+                    send(new WorkerTools(capabilities()));
                 }
             }
 
@@ -93,11 +96,10 @@ final class Worker implements AutoCloseable {
             }
         }, guard);
         this.children = new ChildProcesses(settings.stateDir(), () -> runner.active() > 0);
-        String platform = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).replace(' ', '-') + "-"
+        this.platform = System.getProperty("os.name", "").toLowerCase(Locale.ROOT).replace(' ', '-') + "-"
                 + System.getProperty("os.arch", "");
-        this.register = new WorkerRegister(Message.PROTOCOL_VERSION, workerId, settings.name(),
-                WorkerSettings.hostname(), platform,
-                executor.catalog().entries().stream().map(ToolDescriptors::of).toList(), settings.maxConcurrency());
+        // A toolkit's tools changed (an MCP server restarted, say): the brain gets the list as it is now.
+        executor.catalog().onChange(this::announceTools);
         children.killLeftovers();
         int recovered = journal.recoverAfterRestart();
         if (recovered > 0) {
@@ -121,6 +123,20 @@ final class Worker implements AutoCloseable {
         }, tick, tick, TimeUnit.MILLISECONDS);
     }
 
+    /** The tools this worker offers now. */
+    private List<ToolDescriptor> capabilities() {
+        return executor.catalog().entries().stream().map(ToolDescriptors::of).toList();
+    }
+
+    private void announceTools() {
+        BrainSession session = current;
+        if (session != null && session.registered()) {
+            List<ToolDescriptor> now = capabilities();
+            LOG.log(Level.INFO, "Telling the brain the tools changed: {0} now", now.size());
+            session.send(new WorkerTools(now));
+        }
+    }
+
     private static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
     }
@@ -136,7 +152,9 @@ final class Worker implements AutoCloseable {
         int next = 0;
         while (!stopping) {
             URI brain = brains.get(next % brains.size());
-            BrainSession session = new BrainSession(brain, this, codec, register);
+            BrainSession session = new BrainSession(brain, this, codec, new WorkerRegister(Message.PROTOCOL_VERSION,
+                    workerId, settings.name(), WorkerSettings.hostname(), platform, capabilities(),
+                    settings.maxConcurrency()));
             String outcome = connect(brain, session);
             if (stopping) {
                 break;
@@ -213,7 +231,11 @@ final class Worker implements AutoCloseable {
 
     void registered(BrainSession session, URI brain, WorkerAck ack) {
         LOG.log(Level.INFO, "Registered with brain {0} as {1} ({2}): {3} tools, {4} tasks queued for this worker",
-                brain, settings.name(), ack.workerId(), register.capabilities().size(), ack.queuedTasks());
+                brain, settings.name(), ack.workerId(), session.registration().capabilities().size(), ack.queuedTasks());
+        if (!session.registration().capabilities().equals(capabilities())) {
+            // They changed while this registration was on its way.
+            session.send(new WorkerTools(capabilities()));
+        }
         stopHeartbeats();
         long interval = ack.heartbeatIntervalMs();
         heartbeat = heartbeats.scheduleAtFixedRate(() -> {

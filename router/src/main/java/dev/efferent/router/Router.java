@@ -10,6 +10,7 @@ import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
+import dev.efferent.protocol.WorkerTools;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
@@ -307,14 +308,7 @@ public final class Router implements AutoCloseable {
     }
 
     private void startLocalWorker(LocalToolExecutor executor) {
-        List<ToolDescriptor> all = executor.catalog().entries().stream()
-                .map(e -> ToolDescriptors.of(e, settings.placementOf(e.name(), e.spec().placement()))).toList();
-        all.forEach(d -> state.knownTools.put(d.name(), d));
         state.localTools = Optional.of(executor);
-        executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
-        // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatch).
-        List<ToolDescriptor> runsHere = settings.handsEnabled()
-                ? all.stream().filter(d -> RouterState.placement(d) != Placement.LOCAL).toList() : all;
         InProcessWorker link = new InProcessWorker();
         Connection connection = new Connection(this, link, true, codec, clock);
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
@@ -322,7 +316,20 @@ public final class Router implements AutoCloseable {
         String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
         connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, LOCAL_WORKER, hostname(),
                 System.getProperty("os.name", "").toLowerCase(Locale.ROOT) + "-" + System.getProperty("os.arch", ""),
-                runsHere, settings.localConcurrency()));
+                localTools(executor), settings.localConcurrency()));
+        // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker would.
+        executor.catalog().onChange(() -> post(() -> connection.receive(new WorkerTools(localTools(executor)))));
+    }
+
+    /** The brain's own tools, all known; those it runs itself returned. Runs on the router's thread. */
+    private List<ToolDescriptor> localTools(LocalToolExecutor executor) {
+        List<ToolDescriptor> all = executor.catalog().entries().stream()
+                .map(e -> ToolDescriptors.of(e, settings.placementOf(e.name(), e.spec().placement()))).toList();
+        all.forEach(d -> state.knownTools.put(d.name(), d));
+        executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
+        // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatch).
+        return settings.handsEnabled()
+                ? all.stream().filter(d -> RouterState.placement(d) != Placement.LOCAL).toList() : all;
     }
 
     private static String hostname() {

@@ -71,6 +71,68 @@ class RoutingTest extends RouterFixture {
     }
 
     @Test
+    void theBrainFollowsItsOwnToolkitWhenItsToolsComeAndGo() throws InterruptedException {
+        java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean(true);
+        List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Tool flaky = new Tool() {
+            @Override
+            public ToolSpec spec() {
+                return new ToolSpec("flaky", "flaky", "{\"type\":\"object\"}", Placement.CLOUD, ToolHints.READ_ONLY);
+            }
+
+            @Override
+            public ToolResult call(ToolParams params, ToolContext context) {
+                return ToolResult.text("here");
+            }
+
+            @Override
+            public boolean available() {
+                return up.get();
+            }
+        };
+        Toolkit kit = new Toolkit() {
+            @Override
+            public String name() {
+                return "flaky";
+            }
+
+            @Override
+            public List<Tool> tools() {
+                return List.of(flaky);
+            }
+
+            @Override
+            public void onChange(Runnable changed) {
+                listeners.add(changed);
+            }
+        };
+        start(false, Optional.of(new LocalToolExecutor(ToolCatalog.of(List.of(kit)), AllowedRoots.of(List.of(root)))));
+        assertEquals(TaskStatus.COMPLETED, await(router.submit(TaskRequest.of("flaky", params("{}"))).task().id())
+                .status());
+
+        up.set(false);
+        listeners.forEach(Runnable::run);
+        awaitKnown("flaky", false);
+        RouterException gone = assertThrows(RouterException.class,
+                () -> router.submit(TaskRequest.of("flaky", params("{}"))));
+        assertTrue(gone.getMessage().startsWith("unknown tool 'flaky'"), gone.getMessage());
+
+        up.set(true);
+        listeners.forEach(Runnable::run);
+        awaitKnown("flaky", true);
+        assertEquals(TaskStatus.COMPLETED, await(router.submit(TaskRequest.of("flaky", params("{}"))).task().id())
+                .status());
+    }
+
+    private void awaitKnown(String tool, boolean known) throws InterruptedException {
+        long end = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        while (router.tools().stream().anyMatch(t -> t.descriptor().name().equals(tool)) != known) {
+            assertTrue(System.nanoTime() < end, tool + (known ? " never came back" : " was never dropped"));
+            Thread.sleep(20);
+        }
+    }
+
+    @Test
     void singleMachineModeRefusesInvalidParamsUpFront() {
         start(false, Optional.of(localTools()));
         RouterException e = assertThrows(RouterException.class,

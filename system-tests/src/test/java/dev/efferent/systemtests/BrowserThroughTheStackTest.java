@@ -31,7 +31,7 @@ class BrowserThroughTheStackTest extends SystemFixture {
         try {
             Launched brain = brain("brain", Map.of());
             worker("plain", dir.resolve("plain"), List.of(brain));
-            worker("desktop", dir.resolve("desktop"), List.of(brain), true);
+            worker("desktop", dir.resolve("desktop"), List.of(brain), List.of("browser"), Map.of());
             awaitWorkerOnline(brain, "plain", 60);
             awaitWorkerOnline(brain, "desktop", 60);
             for (JsonNode w : call(brain, "GET", "/api/v1/workers", null, 200).path("workers")) {

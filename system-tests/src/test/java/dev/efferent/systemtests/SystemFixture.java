@@ -111,11 +111,15 @@ abstract class SystemFixture {
 
     /** Starts a worker connected to the given brains, in turn. */
     Launched worker(String name, Path root, List<Launched> brains, String... extraArgs) throws Exception {
-        return worker(name, root, brains, false, extraArgs);
+        return worker(name, root, brains, List.of(), Map.of(), extraArgs);
     }
 
-    /** Starts a worker; with {@code browser}, the browser toolkit joins its module path. */
-    Launched worker(String name, Path root, List<Launched> brains, boolean browser, String... extraArgs) throws Exception {
+    /**
+     * Starts a worker with toolkits from {@code plugins} ({@code "browser"}, {@code "mcp"}) on its module path, as
+     * {@code --browser} and {@code --mcp} add them, and {@code env} added to its environment.
+     */
+    Launched worker(String name, Path root, List<Launched> brains, List<String> plugins, Map<String, String> env,
+                    String... extraArgs) throws Exception {
         Files.createDirectories(root);
         List<String> args = new ArrayList<>();
         for (Launched b : brains) {
@@ -125,9 +129,12 @@ abstract class SystemFixture {
         args.addAll(List.of("--name", name, "--root", root.toString(), "--state-dir",
                 dir.resolve("state-" + name).toString(), "--max-concurrency", "4"));
         args.addAll(List.of(extraArgs));
-        String modulePath = lib("worker") + (browser ? java.io.File.pathSeparator + lib("browser") : "");
-        return launch(name, modulePath, "efferent.worker/dev.efferent.worker.WorkerMain",
-                Map.of("EFFERENT_WORKER_SECRET", SECRET, "EFFERENT_WORKER_RECONNECT_MAX", "2s"), 0,
+        StringBuilder modulePath = new StringBuilder(lib("worker").toString());
+        plugins.forEach(p -> modulePath.append(java.io.File.pathSeparator).append(lib(p)));
+        Map<String, String> all = new HashMap<>(env);
+        all.put("EFFERENT_WORKER_SECRET", SECRET);
+        all.putIfAbsent("EFFERENT_WORKER_RECONNECT_MAX", "2s");
+        return launch(name, modulePath.toString(), "efferent.worker/dev.efferent.worker.WorkerMain", all, 0,
                 args.toArray(String[]::new));
     }
 

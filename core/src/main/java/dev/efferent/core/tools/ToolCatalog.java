@@ -26,11 +26,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 /**
  * The tools this process can run, from every enabled toolkit, by name. Tool names are unique across
- * toolkits; each tool's input schema is compiled once, here, so a broken schema fails at start-up.
+ * toolkits; each tool's input schema is compiled once, here, so a broken schema fails at start-up. A toolkit
+ * whose tools change ({@link Toolkit#onChange}) is read again; its listeners ({@link #onChange}) are told.
  */
 public final class ToolCatalog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ToolCatalog.class.getName());
@@ -40,11 +42,19 @@ public final class ToolCatalog implements AutoCloseable {
             .pathType(PathType.JSON_PATH).build();
 
     private final List<Toolkit> toolkits;
-    private final Map<String, CatalogEntry> byName;
+    private final Map<String, PluginInfo> origins;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    /** Replaced whole when a toolkit changes, so a reader sees one version or the next. */
+    private volatile Map<String, CatalogEntry> byName;
+    /** What was offered when the listeners were last told, so that they hear of real changes only. */
+    private List<ToolSpec> offered;
 
-    private ToolCatalog(List<Toolkit> toolkits, Map<String, CatalogEntry> byName) {
+    private ToolCatalog(List<Toolkit> toolkits, Map<String, PluginInfo> origins, Map<String, CatalogEntry> byName) {
         this.toolkits = toolkits;
+        this.origins = origins;
         this.byName = byName;
+        this.offered = offered();
+        toolkits.forEach(toolkit -> toolkit.onChange(this::refresh));
     }
 
     /** The toolkit providers on the module path (the boot layer), found by {@link ServiceLoader}. */
@@ -72,6 +82,7 @@ public final class ToolCatalog implements AutoCloseable {
                                      Function<String, Settings> settings,
                                      Function<String, Boolean> enabled) {
         List<Toolkit> toolkits = new ArrayList<>();
+        Map<String, PluginInfo> origins = new LinkedHashMap<>();
         Map<String, CatalogEntry> byName = new LinkedHashMap<>();
         try {
             for (String name : providers.names()) {
@@ -88,6 +99,7 @@ public final class ToolCatalog implements AutoCloseable {
                             + " failed to start: " + e.getMessage(), e);
                 }
                 toolkits.add(toolkit);
+                origins.put(name, origin);
                 for (Tool tool : toolkit.tools()) {
                     add(byName, tool, name, origin);
                 }
@@ -96,34 +108,105 @@ public final class ToolCatalog implements AutoCloseable {
             toolkits.forEach(ToolCatalog::closeQuietly);
             throw e;
         }
-        return new ToolCatalog(List.copyOf(toolkits), byName);
+        return new ToolCatalog(List.copyOf(toolkits), origins, byName);
     }
 
     /** A catalogue of the given toolkits, as tests and embedders build one. */
     public static ToolCatalog of(List<Toolkit> toolkits) {
+        Map<String, PluginInfo> origins = new LinkedHashMap<>();
         Map<String, CatalogEntry> byName = new LinkedHashMap<>();
         for (Toolkit toolkit : toolkits) {
             PluginInfo origin = PluginInfo.of(toolkit.name(), toolkit.getClass());
+            origins.put(toolkit.name(), origin);
             for (Tool tool : toolkit.tools()) {
                 add(byName, tool, toolkit.name(), origin);
             }
         }
-        return new ToolCatalog(List.copyOf(toolkits), byName);
+        return new ToolCatalog(List.copyOf(toolkits), origins, byName);
     }
 
-    /** The tool named {@code name}, if this process has it. */
+    /** The tool named {@code name}, if this process has it, available now or not (a call to it says why not). */
     public Optional<CatalogEntry> find(String name) {
         return Optional.ofNullable(byName.get(name));
     }
 
-    /** Every tool, in toolkit order. */
+    /** Every tool available now, in toolkit order: what this process offers. */
     public List<CatalogEntry> entries() {
-        return List.copyOf(byName.values());
+        return byName.values().stream().filter(e -> e.tool().available()).toList();
     }
 
-    /** Every tool's name, sorted. */
+    /** The name of every tool available now, sorted. */
     public List<String> names() {
-        return byName.keySet().stream().sorted().toList();
+        return entries().stream().map(CatalogEntry::name).sorted().toList();
+    }
+
+    private List<ToolSpec> offered() {
+        return entries().stream().map(CatalogEntry::spec).toList();
+    }
+
+    /** Asks to be told, on the toolkit's thread, after the tools or their availability changed. */
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * Reads every toolkit's tools again. A tool that a changed toolkit now offers under a taken name or with a
+     * broken schema is left out and logged: a running process does not stop for one bad tool.
+     */
+    private synchronized void refresh() {
+        Map<String, CatalogEntry> old = byName;
+        Map<String, CatalogEntry> kept = new LinkedHashMap<>();
+        Map<String, CatalogEntry> added = new LinkedHashMap<>();
+        List<Tool> order = new ArrayList<>();
+        // Tools offered before keep their names; a newcomer cannot take one from them.
+        for (Toolkit toolkit : toolkits) {
+            for (Tool tool : toolkit.tools()) {
+                order.add(tool);
+                CatalogEntry known = old.get(tool.spec().name());
+                if (known != null && known.tool() == tool) {
+                    kept.put(known.name(), known);
+                }
+            }
+        }
+        for (Toolkit toolkit : toolkits) {
+            for (Tool tool : toolkit.tools()) {
+                if (kept.containsKey(tool.spec().name()) && kept.get(tool.spec().name()).tool() == tool) {
+                    continue;
+                }
+                try {
+                    if (kept.containsKey(tool.spec().name())) {
+                        CatalogEntry holder = kept.get(tool.spec().name());
+                        throw new PluginException("its tool '" + tool.spec().name() + "' has the name of one in "
+                                + "toolkit '" + holder.toolkit() + "'");
+                    }
+                    add(added, tool, toolkit.name(), origins.get(toolkit.name()));
+                } catch (PluginException e) {
+                    LOG.log(Level.WARNING, "Toolkit ''{0}'' changed its tools; one is left out: {1}", toolkit.name(),
+                            e.getMessage());
+                }
+            }
+        }
+        Map<String, CatalogEntry> next = new LinkedHashMap<>();
+        for (Tool tool : order) {
+            CatalogEntry entry = kept.getOrDefault(tool.spec().name(), added.get(tool.spec().name()));
+            if (entry != null && entry.tool() == tool) {
+                next.put(entry.name(), entry);
+            }
+        }
+        byName = next;
+        List<ToolSpec> now = offered();
+        if (now.equals(offered)) {
+            return;
+        }
+        offered = now;
+        LOG.log(Level.INFO, "The tools changed: {0} available ({1} known)", now.size(), next.size());
+        for (Runnable listener : listeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "A listener for tool changes failed", e);
+            }
+        }
     }
 
     /** Closes every toolkit; failures are logged, not thrown, so every toolkit gets its turn. */

@@ -51,6 +51,41 @@ class ToolCatalogTest {
     }
 
     @Test
+    void aToolkitThatChangesIsReadAgainAndItsListenersHearOfRealChangesOnly() {
+        List<Tool> offered = new java.util.concurrent.CopyOnWriteArrayList<>(List.of(echo("{\"type\":\"object\"}")));
+        Runnable[] changed = new Runnable[1];
+        Toolkit changing = new Toolkit() {
+            @Override
+            public String name() {
+                return "changing";
+            }
+
+            @Override
+            public List<Tool> tools() {
+                return List.copyOf(offered);
+            }
+
+            @Override
+            public void onChange(Runnable listener) {
+                changed[0] = listener;
+            }
+        };
+        ToolCatalog catalog = ToolCatalog.of(List.of(changing, toolkit("fixed",
+                FakeToolkit.tool("fixed", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")))));
+        List<List<String>> heard = new java.util.ArrayList<>();
+        catalog.onChange(() -> heard.add(catalog.names()));
+
+        offered.add(FakeToolkit.tool("late", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")));
+        // A new tool with a broken schema, and one that takes another toolkit's name: left out, not fatal.
+        offered.add(FakeToolkit.tool("broken", "{\"type\":\"string\"}", (p, c) -> ToolResult.text("x")));
+        offered.add(FakeToolkit.tool("fixed", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")));
+        changed[0].run();
+        changed[0].run();
+        assertEquals(List.of(List.of("echo", "fixed", "late")), heard, "told once: nothing changed the second time");
+        assertEquals("fixed", catalog.find("fixed").orElseThrow().toolkit());
+    }
+
+    @Test
     void twoToolsWithOneNameFailNamingBothToolkits() {
         PluginException e = assertThrows(PluginException.class, () -> ToolCatalog.of(List.of(
                 toolkit("a", echo("{\"type\":\"object\"}")), toolkit("b", echo("{\"type\":\"object\"}")))));

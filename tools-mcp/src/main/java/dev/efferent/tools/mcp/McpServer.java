@@ -13,14 +13,19 @@ import dev.efferent.tools.spi.ToolResult;
 import dev.efferent.tools.spi.ToolSpec;
 import io.modelcontextprotocol.client.McpAsyncClient;
 import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.transport.HttpClientStreamableHttpTransport;
 import io.modelcontextprotocol.client.transport.ServerParameters;
 import io.modelcontextprotocol.client.transport.StdioClientTransport;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
+import io.modelcontextprotocol.spec.McpClientTransport;
+import io.modelcontextprotocol.spec.McpError;
 import io.modelcontextprotocol.spec.McpSchema;
 import reactor.core.publisher.Mono;
 
 import java.lang.System.Logger.Level;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -31,31 +36,122 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * One MCP server, run as a child process over stdio: its tools as Efferent tools, each call bridged with progress
- * and cancellation. The child gets a clean environment (PATH, HOME, LANG and what its {@code env} setting adds),
- * never the host's secrets.
+ * One MCP server: a child process over stdio or a Streamable HTTP URL, its tools as Efferent tools, each call
+ * bridged with progress and cancellation. A child gets a clean environment (PATH, HOME, LANG and what its
+ * {@code env} setting adds), never the host's secrets. A server that exits (or, over HTTP, stops answering) is
+ * started again with backoff; its tools are unavailable meanwhile, and {@code changed} is told both times.
  */
 final class McpServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(McpServer.class.getName());
+    static final Duration FIRST_RETRY = Duration.ofSeconds(1);
+    static final Duration LAST_RETRY = Duration.ofMinutes(1);
 
     private final McpServerConfig config;
-    private final McpAsyncClient client;
-    private final CancellingTransport transport;
+    private final McpJsonMapper mapper;
+    private final JsonSchemaValidator validator;
     private final ObjectMapper json;
+    private final Runnable changed;
     private final Map<Object, ToolContext> calls = new ConcurrentHashMap<>();
     private final AtomicLong tokens = new AtomicLong();
-    private volatile boolean exited;
+    /** The running server, or null while it is being started again. */
+    private volatile Link link;
+    private volatile List<McpSchema.Tool> listed = List.of();
+    private volatile boolean closed;
 
-    private McpServer(McpServerConfig config, McpAsyncClient client, CancellingTransport transport, ObjectMapper json) {
-        this.config = config;
-        this.client = client;
-        this.transport = transport;
-        this.json = json;
+    /** One start of the server: the client, the transport that can cancel its calls, the process's if it is one. */
+    private record Link(McpAsyncClient client, CancellingTransport transport, StdioClientTransport stdio) {
     }
 
-    /** Starts the server and says hello; fails with what the server or its command said. */
+    private McpServer(McpServerConfig config, McpJsonMapper mapper, JsonSchemaValidator validator, ObjectMapper json,
+                      Runnable changed) {
+        this.config = config;
+        this.mapper = mapper;
+        this.validator = validator;
+        this.json = json;
+        this.changed = changed;
+    }
+
+    /**
+     * Starts the server, says hello and lists its tools; fails with what the server or its command said, so a
+     * wrong setting is seen at start-up rather than as tools that never come.
+     */
     static McpServer start(McpServerConfig config, McpJsonMapper mapper, JsonSchemaValidator validator,
-                           ObjectMapper json) {
+                           ObjectMapper json, Runnable changed) {
+        McpServer server = new McpServer(config, mapper, validator, json, changed);
+        server.link = server.connect();
+        server.watch(server.link);
+        return server;
+    }
+
+    String name() {
+        return config.name();
+    }
+
+    private Link connect() {
+        Transport choice = transport();
+        CancellingTransport transport = new CancellingTransport(choice.transport());
+        Link[] self = new Link[1];
+        McpAsyncClient client = McpClient.async(transport)
+                .clientInfo(McpSchema.Implementation.builder("efferent", "0.1.0").build())
+                // Calls are bounded by their task's deadline, not by the SDK's 20 s default.
+                .requestTimeout(Duration.ofDays(1))
+                .initializationTimeout(config.start())
+                .jsonSchemaValidator(validator)
+                .progressConsumer(p -> {
+                    progress(p);
+                    return Mono.empty();
+                })
+                .toolsChangeConsumer(tools -> {
+                    // From this start, while it is the one running or still starting; never from one replaced.
+                    if (!closed && (self[0] == null || self[0] == link)) {
+                        LOG.log(Level.DEBUG, "MCP server {0} lists {1} tools", config.name(), tools.size());
+                        listed = List.copyOf(tools);
+                        changed.run();
+                    }
+                    return Mono.empty();
+                })
+                .build();
+        try {
+            client.initialize().block(config.start());
+            listed = List.copyOf(client.listTools().block(config.start()).tools());
+        } catch (RuntimeException e) {
+            client.close();
+            throw new ToolException("MCP server '" + config.name() + "' (" + config.describe() + ") did not start: "
+                    + message(e));
+        }
+        Link started = new Link(client, transport, choice.stdio());
+        self[0] = started;
+        return started;
+    }
+
+    /** Notices when the server of {@code running}, now the current one, goes away. */
+    private void watch(Link running) {
+        if (running.stdio() != null) {
+            Thread.ofVirtual().name("mcp-" + config.name() + "-exit").start(() -> {
+                running.stdio().awaitForExit();
+                lost(running, "exited");
+            });
+        } else {
+            Thread.ofVirtual().name("mcp-" + config.name() + "-ping").start(() -> ping(running));
+        }
+    }
+
+    /** The transport to the server, and the same as stdio when the server is a child process. */
+    private record Transport(McpClientTransport transport, StdioClientTransport stdio) {
+    }
+
+    private Transport transport() {
+        if (config.url().isPresent()) {
+            URI url = config.url().get();
+            HttpRequest.Builder request = HttpRequest.newBuilder();
+            config.headers().forEach(request::header);
+            String path = url.getRawPath() == null || url.getRawPath().isEmpty() ? "/" : url.getRawPath();
+            String base = url.getScheme() + "://" + url.getRawAuthority();
+            HttpClientStreamableHttpTransport http = HttpClientStreamableHttpTransport.builder(base)
+                    .endpoint(path + (url.getRawQuery() == null ? "" : "?" + url.getRawQuery()))
+                    .requestBuilder(request).jsonMapper(mapper).connectTimeout(config.start()).build();
+            return new Transport(http, null);
+        }
         ServerParameters params = ServerParameters.builder(config.command()).args(config.args()).env(config.env())
                 .build();
         StdioClientTransport stdio = new StdioClientTransport(params, mapper) {
@@ -69,48 +165,103 @@ final class McpServer implements AutoCloseable {
             }
         };
         stdio.setStdErrorHandler(line -> LOG.log(Level.DEBUG, "MCP server {0}: {1}", config.name(), line));
-        CancellingTransport transport = new CancellingTransport(stdio);
-        McpServer[] self = new McpServer[1];
-        McpAsyncClient client = McpClient.async(transport)
-                .clientInfo(McpSchema.Implementation.builder("efferent", "0.1.0").build())
-                // Calls are bounded by their task's deadline, not by the SDK's 20 s default.
-                .requestTimeout(Duration.ofDays(1))
-                .initializationTimeout(config.start())
-                .jsonSchemaValidator(validator)
-                .progressConsumer(p -> {
-                    if (self[0] != null) {
-                        self[0].progress(p);
-                    }
-                    return Mono.empty();
-                })
-                .build();
-        McpServer server = new McpServer(config, client, transport, json);
-        self[0] = server;
-        try {
-            client.initialize().block(config.start());
-        } catch (RuntimeException e) {
-            client.close();
-            throw new ToolException("MCP server '" + config.name() + "' (" + config.command() + " "
-                    + String.join(" ", config.args()) + ") did not start: " + message(e));
-        }
-        Thread.ofVirtual().name("mcp-" + config.name() + "-exit").start(() -> {
-            stdio.awaitForExit();
-            server.exited = true;
-            LOG.log(Level.WARNING, "MCP server {0} exited; its tools fail until the toolkit starts it again",
-                    config.name());
-        });
-        return server;
+        return new Transport(stdio, stdio);
     }
 
-    /** Its tools, named so that none is in {@code taken} (which each name joins). */
+    /** Pings a server over HTTP now and then: one that stops answering is started again like a process that exits. */
+    private void ping(Link watched) {
+        while (!closed && link == watched) {
+            try {
+                Thread.sleep(config.ping());
+                if (!closed && link == watched) {
+                    watched.client().ping().block(config.start());
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                lost(watched, "stopped answering (" + message(e) + ")");
+                return;
+            }
+        }
+    }
+
+    /** The server of {@code gone} is gone: its tools are unavailable until a new start succeeds. */
+    private void lost(Link gone, String why) {
+        synchronized (this) {
+            if (closed || link != gone) {
+                return;
+            }
+            link = null;
+        }
+        LOG.log(Level.WARNING, "MCP server {0} {1}; its tools are unavailable until it is started again",
+                config.name(), why);
+        // Calls still waiting on it end now instead of at their deadlines.
+        Thread.ofVirtual().start(() -> gone.client().close());
+        changed.run();
+        Thread.ofVirtual().name("mcp-" + config.name() + "-restart").start(this::restart);
+    }
+
+    /** Starts the server again, waiting 1 s, 2 s, 4 s … up to a minute between tries, until it runs or is closed. */
+    private void restart() {
+        Duration wait = FIRST_RETRY;
+        for (int attempt = 1; !closed; attempt++) {
+            try {
+                Thread.sleep(wait);
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (closed) {
+                return;
+            }
+            try {
+                Link started = connect();
+                synchronized (this) {
+                    if (closed) {
+                        started.client().close();
+                        return;
+                    }
+                    link = started;
+                }
+                watch(started);
+                LOG.log(Level.INFO, "MCP server {0} runs again (attempt {1}): {2} tools", config.name(), attempt,
+                        listed.size());
+                changed.run();
+                return;
+            } catch (RuntimeException e) {
+                wait = wait.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : wait.multipliedBy(2);
+                LOG.log(Level.WARNING, "{0}; trying again in {1} s", e.getMessage(), wait.toSeconds());
+            }
+        }
+    }
+
+    /** Its tools as last listed, named so that none is in {@code taken} (which each name joins). */
     List<Tool> tools(Collection<String> taken) {
         List<Tool> tools = new ArrayList<>();
-        McpSchema.ListToolsResult listed = client.listTools().block(config.start());
-        for (McpSchema.Tool t : listed.tools()) {
+        for (McpSchema.Tool t : listed) {
             String name = McpNames.of(config.name(), t.name(), taken);
             taken.add(name);
-            tools.add(Tool.of(new ToolSpec(name, describe(t), schema(t), Placement.LOCAL, hints(t.annotations())),
-                    (params, context) -> call(t.name(), params, context)));
+            ToolSpec spec = new ToolSpec(name, describe(t), schema(t), Placement.LOCAL, hints(t.annotations()));
+            tools.add(new Tool() {
+                @Override
+                public ToolSpec spec() {
+                    return spec;
+                }
+
+                @Override
+                public ToolResult call(ToolParams params, ToolContext context) {
+                    return McpServer.this.call(t.name(), params, context);
+                }
+
+                @Override
+                public boolean available() {
+                    return link != null;
+                }
+
+                @Override
+                public String toString() {
+                    return "Tool[" + name + "]";
+                }
+            });
         }
         return tools;
     }
@@ -141,17 +292,18 @@ final class McpServer implements AutoCloseable {
     }
 
     private ToolResult call(String tool, ToolParams params, ToolContext context) {
-        if (exited) {
-            throw new ToolException("MCP server '" + config.name() + "' has exited; its tools are back when it runs "
-                    + "again");
+        Link running = link;
+        if (running == null) {
+            throw new ToolException("MCP server '" + config.name() + "' is not running; it is being started again "
+                    + "and its tools are back when it runs");
         }
         Object token = context.taskId() + "-" + tokens.incrementAndGet();
         calls.put(token, context);
-        context.onCancel(() -> transport.cancel(token, "cancelled by Efferent"));
+        context.onCancel(() -> running.transport().cancel(token, "cancelled by Efferent"));
         try {
             McpSchema.CallToolRequest request = McpSchema.CallToolRequest.builder().name(tool)
                     .arguments(params.values()).progressToken(token).build();
-            McpSchema.CallToolResult result = client.callTool(request).block(context.remaining());
+            McpSchema.CallToolResult result = running.client().callTool(request).block(context.remaining());
             if (result == null) {
                 throw new ToolException("MCP server '" + config.name() + "' answered " + tool + " with nothing");
             }
@@ -162,11 +314,27 @@ final class McpServer implements AutoCloseable {
             if (context.isCancelled()) {
                 throw new ToolException("cancelled; MCP server '" + config.name() + "' was told to stop");
             }
-            transport.cancel(token, "no answer in time");
+            running.transport().cancel(token, "no answer in time");
+            if (link != running) {
+                throw new ToolException("MCP server '" + config.name() + "' stopped during the call to " + tool
+                        + "; it is being started again");
+            }
+            if (config.url().isPresent() && !(e instanceof McpError)) {
+                // Not an answer from the server but a failed exchange: see whether it is still there.
+                Thread.ofVirtual().start(() -> watchOnce(running));
+            }
             throw new ToolException("MCP server '" + config.name() + "' failed on " + tool + ": " + message(e));
         } finally {
             calls.remove(token);
-            transport.ended(token);
+            running.transport().ended(token);
+        }
+    }
+
+    private void watchOnce(Link running) {
+        try {
+            running.client().ping().block(config.start());
+        } catch (RuntimeException e) {
+            lost(running, "stopped answering (" + message(e) + ")");
         }
     }
 
@@ -207,10 +375,20 @@ final class McpServer implements AutoCloseable {
 
     @Override
     public void close() {
+        Link running;
+        synchronized (this) {
+            closed = true;
+            running = link;
+            link = null;
+        }
+        if (running == null) {
+            return;
+        }
         try {
-            client.closeGracefully().block(Duration.ofSeconds(5));
+            running.client().closeGracefully().block(Duration.ofSeconds(5));
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "MCP server {0} did not close in 5 s: {1}", config.name(), message(e));
+            running.client().close();
         }
     }
 }

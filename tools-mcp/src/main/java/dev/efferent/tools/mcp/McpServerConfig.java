@@ -3,6 +3,8 @@ package dev.efferent.tools.mcp;
 import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolException;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,18 +15,22 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * One MCP server as {@code tools.mcp.<name>.*} describes it: a command run over stdio ({@code command}, {@code args},
- * {@code env} as {@code KEY=value} pairs, {@code cwd}).
+ * One MCP server as {@code tools.mcp.<name>.*} describes it: either a command run over stdio ({@code command},
+ * {@code args}, {@code env} as {@code KEY=value} pairs, {@code cwd}) or a Streamable HTTP endpoint ({@code url},
+ * {@code headers} as {@code Name: value} pairs, e.g. a bearer token).
  *
  * @param name    its name, the prefix of its tools' names
- * @param command the program
+ * @param command the program, empty for a server reached by URL
  * @param args    its arguments
  * @param env     variables added to the few it gets (PATH, HOME, LANG and what the SDK passes on)
  * @param cwd     where it runs
+ * @param url     the server's endpoint, for a server reached over HTTP
+ * @param headers sent with every request to {@code url}
  * @param start   how long it may take to start and answer {@code initialize} (default 30s)
+ * @param ping    how often a server reached by URL is asked whether it is still there (default 30s)
  */
 record McpServerConfig(String name, String command, List<String> args, Map<String, String> env, Optional<Path> cwd,
-                       Duration start) {
+                       Optional<URI> url, Map<String, String> headers, Duration start, Duration ping) {
 
     /** The servers named in {@code servers}, each read from its own keys. */
     static List<McpServerConfig> all(Settings settings) {
@@ -36,27 +42,62 @@ record McpServerConfig(String name, String command, List<String> args, Map<Strin
             throw new ToolException("setting " + settings.describe("servers") + ": '" + name + "' is not a server "
                     + "name (letters, digits, _ and -, at most 32)");
         }
-        String command = settings.get(name + ".command").filter(c -> !c.isBlank()).orElseThrow(() ->
-                new ToolException("MCP server '" + name + "' needs " + settings.describe(name + ".command")
-                        + ": the program to run, e.g. npx or node"));
-        Map<String, String> env = new LinkedHashMap<>();
-        for (String pair : settings.list(name + ".env")) {
-            int eq = pair.indexOf('=');
-            if (eq <= 0) {
-                throw new ToolException("setting " + settings.describe(name + ".env") + " takes KEY=value pairs, got '"
-                        + pair + "'");
-            }
-            env.put(pair.substring(0, eq), pair.substring(eq + 1));
+        Duration start = settings.getDuration(name + ".start-timeout", Duration.ofSeconds(30));
+        Duration ping = settings.getDuration(name + ".ping-interval", Duration.ofSeconds(30));
+        Optional<String> command = settings.get(name + ".command").map(String::strip).filter(c -> !c.isEmpty());
+        Optional<String> url = settings.get(name + ".url").map(String::strip).filter(u -> !u.isEmpty());
+        if (command.isPresent() == url.isPresent()) {
+            throw new ToolException("MCP server '" + name + "' needs either " + settings.describe(name + ".command")
+                    + " (a program to run, e.g. npx or node) or " + settings.describe(name + ".url")
+                    + " (a Streamable HTTP endpoint, e.g. http://127.0.0.1:3001/mcp)"
+                    + (command.isPresent() ? ", not both" : ""));
         }
-        String program = command.strip();
+        if (url.isPresent()) {
+            return new McpServerConfig(name, "", List.of(), Map.of(), Optional.empty(),
+                    Optional.of(url(settings, name, url.get())),
+                    pairs(settings, name + ".headers", ':', "Name: value"), start, ping);
+        }
+        String program = command.get();
         if (!runnable(program)) {
             throw new ToolException("MCP server '" + name + "': the command '" + program + "' is not "
                     + (program.contains("/") ? "an executable file" : "on the PATH") + " (" + settings.describe(name
                     + ".command") + ")");
         }
-        return new McpServerConfig(name, program, settings.list(name + ".args"), Map.copyOf(env),
-                settings.get(name + ".cwd").filter(c -> !c.isBlank()).map(Path::of),
-                settings.getDuration(name + ".start-timeout", Duration.ofSeconds(30)));
+        return new McpServerConfig(name, program, settings.list(name + ".args"),
+                pairs(settings, name + ".env", '=', "KEY=value"),
+                settings.get(name + ".cwd").filter(c -> !c.isBlank()).map(Path::of), Optional.empty(), Map.of(),
+                start, ping);
+    }
+
+    /** What it is, for messages: the command line or the URL. */
+    String describe() {
+        return url.map(URI::toString).orElseGet(() -> String.join(" ", command, String.join(" ", args)).strip());
+    }
+
+    private static URI url(Settings settings, String name, String text) {
+        try {
+            URI uri = new URI(text);
+            if (("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) && uri.getHost() != null) {
+                return uri;
+            }
+        } catch (URISyntaxException e) {
+            // Said below, with the setting's name.
+        }
+        throw new ToolException("setting " + settings.describe(name + ".url") + " must be an http or https URL, e.g. "
+                + "http://127.0.0.1:3001/mcp, got '" + text + "'");
+    }
+
+    private static Map<String, String> pairs(Settings settings, String key, char separator, String form) {
+        Map<String, String> pairs = new LinkedHashMap<>();
+        for (String pair : settings.list(key)) {
+            int at = pair.indexOf(separator);
+            if (at <= 0 || pair.substring(0, at).isBlank()) {
+                throw new ToolException("setting " + settings.describe(key) + " takes " + form + " pairs, got '"
+                        + pair + "'");
+            }
+            pairs.put(pair.substring(0, at).strip(), pair.substring(at + 1).strip());
+        }
+        return Map.copyOf(pairs);
     }
 
     /** Whether {@code program} can be started: an executable path, or a name found on the PATH. */

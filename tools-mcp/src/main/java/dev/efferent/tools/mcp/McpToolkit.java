@@ -12,18 +12,34 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The MCP servers named in {@code tools.mcp.servers}, each started at once, their tools offered as
- * {@code <server>__<tool>}. A server that fails to start fails the toolkit, saying which and why.
+ * {@code <server>__<tool>}. A server that fails to start fails the toolkit, saying which and why; one that stops
+ * later is started again, and the host is told whenever the tools change.
  */
 final class McpToolkit implements Toolkit {
-    private final List<McpServer> servers;
-    private final List<Tool> tools;
+    /**
+     * The SDK logs every server's greeting, instructions included, at INFO; only its warnings are kept unless the
+     * logging configuration says otherwise. Held here, since java.util.logging forgets the level of a logger no one
+     * references.
+     */
+    private static final Logger SDK_LOG = Logger.getLogger("io.modelcontextprotocol");
 
-    private McpToolkit(List<McpServer> servers, List<Tool> tools) {
-        this.servers = servers;
-        this.tools = tools;
+    static {
+        if (SDK_LOG.getLevel() == null) {
+            SDK_LOG.setLevel(Level.WARNING);
+        }
+    }
+
+    private final List<McpServer> servers = new CopyOnWriteArrayList<>();
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private volatile List<Tool> tools = List.of();
+
+    private McpToolkit() {
     }
 
     static McpToolkit start(Settings settings) {
@@ -36,20 +52,32 @@ final class McpToolkit implements Toolkit {
                 return ValidationResponse.asValid(null);
             }
         };
-        List<McpServer> servers = new ArrayList<>();
-        List<Tool> tools = new ArrayList<>();
-        Set<String> taken = new LinkedHashSet<>();
+        McpToolkit toolkit = new McpToolkit();
         try {
             for (McpServerConfig config : McpServerConfig.all(settings)) {
-                McpServer server = McpServer.start(config, mapper, none, json);
-                servers.add(server);
-                tools.addAll(server.tools(taken));
+                toolkit.servers.add(McpServer.start(config, mapper, none, json, toolkit::changed));
             }
         } catch (RuntimeException e) {
-            servers.forEach(McpServer::close);
+            toolkit.close();
             throw e;
         }
-        return new McpToolkit(List.copyOf(servers), List.copyOf(tools));
+        toolkit.rebuild();
+        return toolkit;
+    }
+
+    /** The tools of every server, in the order of {@code servers}, so names come out the same each time. */
+    private synchronized void rebuild() {
+        Set<String> taken = new LinkedHashSet<>();
+        List<Tool> all = new ArrayList<>();
+        for (McpServer server : servers) {
+            all.addAll(server.tools(taken));
+        }
+        tools = List.copyOf(all);
+    }
+
+    private void changed() {
+        rebuild();
+        listeners.forEach(Runnable::run);
     }
 
     @Override
@@ -60,6 +88,11 @@ final class McpToolkit implements Toolkit {
     @Override
     public List<Tool> tools() {
         return tools;
+    }
+
+    @Override
+    public void onChange(Runnable changed) {
+        listeners.add(changed);
     }
 
     @Override

@@ -59,7 +59,7 @@ class McpToolkitTest {
         }
     }
 
-    private static Path installed() throws Exception {
+    static Path installed() throws Exception {
         Path dir = Path.of("target", "npm", "everything").toAbsolutePath();
         Path entry = dir.resolve("node_modules/@modelcontextprotocol/server-everything/dist/index.js");
         if (!Files.exists(entry)) {
@@ -143,8 +143,15 @@ class McpToolkitTest {
     void aServerThatCannotStartIsSaidWithItsName() {
         ToolException missing = assertThrows(ToolException.class, () -> new McpToolkitProvider().create(
                 Settings.of(Map.of("servers", "nothing"))));
-        assertTrue(missing.getMessage().startsWith("MCP server 'nothing' needs 'nothing.command': the program to run"),
-                missing.getMessage());
+        assertTrue(missing.getMessage().startsWith("MCP server 'nothing' needs either 'nothing.command' (a program to "
+                + "run, e.g. npx or node) or 'nothing.url'"), missing.getMessage());
+        ToolException both = assertThrows(ToolException.class, () -> new McpToolkitProvider().create(
+                Settings.of(Map.of("servers", "two", "two.command", "node", "two.url", "http://127.0.0.1:1/mcp"))));
+        assertTrue(both.getMessage().endsWith(", not both"), both.getMessage());
+        ToolException url = assertThrows(ToolException.class, () -> new McpToolkitProvider().create(
+                Settings.of(Map.of("servers", "web", "web.url", "file:///etc/passwd"))));
+        assertEquals("setting 'web.url' must be an http or https URL, e.g. http://127.0.0.1:3001/mcp, got "
+                + "'file:///etc/passwd'", url.getMessage());
         ToolException absent = assertThrows(ToolException.class, () -> new McpToolkitProvider().create(
                 Settings.of(Map.of("servers", "gone", "gone.command", "/no/such/program"))));
         assertEquals("MCP server 'gone': the command '/no/such/program' is not an executable file ('gone.command')",
@@ -154,5 +161,112 @@ class McpToolkitTest {
                         "quits.start-timeout", "2s"))));
         assertTrue(quits.getMessage().startsWith("MCP server 'quits' (node -e process.exit(3)) did not start: "),
                 quits.getMessage());
+    }
+
+    @Test
+    void aServerThatDiesIsStartedAgainItsToolsUnavailableMeanwhile() throws Exception {
+        // A server of its own, told apart from the shared one by its "stdio" argument.
+        Toolkit own = new McpToolkitProvider().create(Settings.of(Map.of("servers", "mortal",
+                "mortal.command", "node", "mortal.args", installed() + ",stdio")));
+        List<String> changes = new CopyOnWriteArrayList<>();
+        try (LocalToolExecutor local = new LocalToolExecutor(ToolCatalog.of(List.of(own)),
+                AllowedRoots.of(List.of(Path.of("."))))) {
+            ToolCatalog catalog = local.catalog();
+            catalog.onChange(() -> changes.add(catalog.names().contains("mortal__echo") ? "up" : "down"));
+            assertTrue(catalog.names().contains("mortal__echo"));
+
+            ProcessHandle server = ProcessHandle.current().descendants().filter(p -> p.info().arguments()
+                    .map(a -> List.of(a).contains("stdio")).orElse(false)).findFirst()
+                    .orElseThrow(() -> new AssertionError("the server's node process is not a child of this JVM"));
+            server.destroyForcibly();
+            await(() -> !catalog.names().contains("mortal__echo"), "its tools are no longer offered");
+            assertTrue(catalog.find("mortal__echo").isPresent(), "still known, so a call on its way fails clearly");
+            ToolOutcome meanwhile = run(local, "mortal__echo", "{\"message\": \"anyone?\"}");
+            assertEquals(ToolOutcome.Status.FAILED, meanwhile.status(), meanwhile.toString());
+            assertTrue(meanwhile.toString().contains("MCP server 'mortal' is not running; it is being started again"),
+                    meanwhile.toString());
+
+            await(() -> catalog.names().contains("mortal__echo") && changes.size() == 2,
+                    "its tools are back after the restart");
+            assertEquals(List.of("down", "up"), changes, "told once when they went, once when they came back");
+            ToolOutcome after = run(local, "mortal__echo", "{\"message\": \"back\"}");
+            assertTrue(after.result().orElseThrow().text().contains("back"), after.toString());
+        }
+    }
+
+    @Test
+    void aServerOverStreamableHttpWithABearerTokenChangesItsToolsAndComesBackAfterAnOutage() throws Exception {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        String url = "http://127.0.0.1:" + port + "/mcp";
+        Process web = httpServer(port);
+        try {
+            ToolException refused = assertThrows(ToolException.class, () -> new McpToolkitProvider().create(
+                    Settings.of(Map.of("servers", "web", "web.url", url, "web.headers", "Authorization: Bearer wrong",
+                            "web.start-timeout", "5s"))));
+            assertTrue(refused.getMessage().startsWith("MCP server 'web' (" + url + ") did not start: "),
+                    refused.getMessage());
+
+            Toolkit own = new McpToolkitProvider().create(Settings.of(Map.of("servers", "web", "web.url", url,
+                    "web.headers", "Authorization: Bearer sesame", "web.ping-interval", "1s")));
+            try (LocalToolExecutor local = new LocalToolExecutor(ToolCatalog.of(List.of(own)),
+                    AllowedRoots.of(List.of(Path.of("."))))) {
+                ToolCatalog catalog = local.catalog();
+                ToolOutcome echo = run(local, "web__echo", "{\"message\": \"over http\"}");
+                assertTrue(echo.result().orElseThrow().text().contains("over http"), echo.toString());
+
+                assertFalse(catalog.names().contains("web__grown"));
+                run(local, "web__grow", "{}");
+                await(() -> catalog.names().contains("web__grown"), "a tool the server added is offered");
+                assertTrue(run(local, "web__grown", "{}").result().orElseThrow().text().contains("grown here"));
+
+                web.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                await(() -> !catalog.names().contains("web__echo"), "a server that stops answering is unavailable");
+                web = httpServer(port);
+                await(() -> catalog.names().contains("web__echo"), "it is back when it answers again");
+                assertTrue(run(local, "web__echo", "{\"message\": \"again\"}").result().orElseThrow().text()
+                        .contains("again"));
+            }
+        } finally {
+            web.destroyForcibly();
+        }
+    }
+
+    /** The harness mcp-http-server.mjs, beside the installed server so that its imports resolve. */
+    private static Process httpServer(int port) throws Exception {
+        Path dir = installed().getParent().getParent().getParent().getParent().getParent();
+        Path script = dir.resolve("mcp-http-server.mjs");
+        try (var in = McpToolkitTest.class.getResourceAsStream("/mcp-http-server.mjs")) {
+            Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        }
+        ProcessBuilder pb = new ProcessBuilder("node", script.toString()).redirectErrorStream(true);
+        pb.environment().put("TOKEN", "sesame");
+        pb.environment().put("PORT", String.valueOf(port));
+        Process p = pb.start();
+        var lines = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        String line = lines.readLine();
+        if (line == null || !line.startsWith("listening ")) {
+            p.destroyForcibly();
+            throw new AssertionError("the MCP HTTP server did not start: " + line);
+        }
+        Thread.ofVirtual().start(() -> lines.lines().forEach(l -> { }));
+        return p;
+    }
+
+    private static ToolOutcome run(LocalToolExecutor local, String tool, String params) throws Exception {
+        return local.execute(new ToolCall("t-" + tool, tool, (ObjectNode) JSON.readTree(params),
+                Duration.ofSeconds(30)), ProgressListener.NONE).outcome().get(40, TimeUnit.SECONDS);
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > end) {
+                throw new AssertionError("within 30 s: " + what);
+            }
+            Thread.sleep(50);
+        }
     }
 }

@@ -28,6 +28,15 @@ public interface Tool {
         return Risk.UNJUDGED;
     }
 
+    /**
+     * Whether the tool can run now. An unavailable tool is not offered (the brain does not send it calls) but stays
+     * known, so a call that was already on its way fails with the tool's own message rather than as an unknown tool.
+     * The default is always available; a toolkit that changes this calls its {@link Toolkit#onChange} listeners.
+     */
+    default boolean available() {
+        return true;
+    }
+
     /** A tool made of a spec and a function, for toolkits whose tools need no class of their own. */
     static Tool of(ToolSpec spec, java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
         java.util.Objects.requireNonNull(spec, "spec");
