@@ -150,7 +150,8 @@ final class ApiService implements HttpService {
             return;
         }
         Task task = submission.task();
-        if (wait.isPresent() && !task.status().isFinished()) {
+        // A task queued for a machine that is offline answers at once: waiting could only time out.
+        if (wait.isPresent() && !task.status().isFinished() && !submission.offline()) {
             task = await(task, wait.get());
         }
         ObjectNode view = views.task(task, names(), router.progress(task));

@@ -55,11 +55,16 @@ class HandsTest extends BrainFixture {
         assertTrue(queued.path("offline").asBoolean());
         assertEquals("Your machine is offline. I've queued this task (" + id + ").", queued.path("message").asText());
         assertEquals("waiting for a worker that has read_file to come online", task(id).path("waiting").asText());
+        // Asked to wait (the client's own timeout is 60 s), it answers at once all the same: nothing can finish.
+        JsonNode waited = call("POST", "/api/v1/tasks?wait=300", "{\"tool\":\"stat\",\"params\":{\"path\":\".\"}}",
+                202);
+        assertTrue(waited.path("offline").asBoolean(), waited.toString());
+        assertEquals("queued", waited.path("status").asText());
 
         startWorker("laptop", root, Map.of());
         JsonNode done = awaitStatus(id, "completed", 30);
         assertEquals("worth the wait\n", done.path("output").asText());
-        assertTrue(workerLog("laptop").contains("1 tasks queued for this worker"), workerLog("laptop"));
+        assertTrue(workerLog("laptop").contains("2 tasks queued for this worker"), workerLog("laptop"));
     }
 
     @Test

@@ -85,7 +85,10 @@ final class Worker implements AutoCloseable {
                 send(message);
                 if (message instanceof TaskRejected r && r.reason() == RejectReason.UNKNOWN_TOOL) {
                     // The brain thought this worker had that tool: it gets the list as it is, not a guess.
-                    send(new WorkerTools(capabilities()));
+                    BrainSession session = current;
+                    if (session != null) {
+                        sendTools(session);
+                    }
                 }
             }
 
@@ -131,10 +134,15 @@ final class Worker implements AutoCloseable {
     private void announceTools() {
         BrainSession session = current;
         if (session != null && session.registered()) {
-            List<ToolDescriptor> now = capabilities();
-            LOG.log(Level.INFO, "Telling the brain the tools changed: {0} now", now.size());
-            session.send(new WorkerTools(now));
+            LOG.log(Level.INFO, "Telling the brain the tools changed: {0} now", sendTools(session).size());
         }
+    }
+
+    /** Sends the tools as they are now; under one lock, so that an older list never arrives after a newer one. */
+    private synchronized List<ToolDescriptor> sendTools(BrainSession session) {
+        List<ToolDescriptor> now = capabilities();
+        session.send(new WorkerTools(now));
+        return now;
     }
 
     private static Duration min(Duration a, Duration b) {
@@ -234,7 +242,7 @@ final class Worker implements AutoCloseable {
                 brain, settings.name(), ack.workerId(), session.registration().capabilities().size(), ack.queuedTasks());
         if (!session.registration().capabilities().equals(capabilities())) {
             // They changed while this registration was on its way.
-            session.send(new WorkerTools(capabilities()));
+            sendTools(session);
         }
         stopHeartbeats();
         long interval = ack.heartbeatIntervalMs();

@@ -314,11 +314,12 @@ public final class Router implements AutoCloseable {
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
         // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
         String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
+        // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker
+        // would. Asked before the tools are read, so no change is missed; what it posts comes after the register.
+        executor.catalog().onChange(() -> post(() -> connection.receive(new WorkerTools(localTools(executor)))));
         connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, LOCAL_WORKER, hostname(),
                 System.getProperty("os.name", "").toLowerCase(Locale.ROOT) + "-" + System.getProperty("os.arch", ""),
                 localTools(executor), settings.localConcurrency()));
-        // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker would.
-        executor.catalog().onChange(() -> post(() -> connection.receive(new WorkerTools(localTools(executor)))));
     }
 
     /** The brain's own tools, all known; those it runs itself returned. Runs on the router's thread. */

@@ -113,8 +113,9 @@ final class WorkerProtocol {
 
     /**
      * A registered worker's tool list now: it replaces the one registered (checked the same way), except that a
-     * tool the worker refused as unknown on this connection stays unused here, so that a worker contradicting
-     * itself cannot bounce a task back and forth; listing one again counts as a refused frame.
+     * tool the worker refused as unknown on this connection, and still lists, stays unused here, so that a worker
+     * contradicting itself cannot bounce a task back and forth; that list counts as a refused frame. A list
+     * without the tool settles it: the tool went (an MCP server's list changed), and may come back later.
      */
     private void tools(Connection c, WorkerSession s, WorkerTools m) {
         Map<String, ParamsSchema> schemas;
@@ -124,6 +125,9 @@ final class WorkerProtocol {
             c.refuse(e);
             return;
         }
+        java.util.Set<String> listed = new java.util.HashSet<>();
+        m.capabilities().forEach(d -> listed.add(d.name()));
+        s.refusedTools.retainAll(listed);
         List<ToolDescriptor> kept = m.capabilities().stream().filter(d -> !s.refusedTools.contains(d.name())).toList();
         List<String> before = List.copyOf(s.tools.keySet());
         s.replaceTools(kept, schemas);

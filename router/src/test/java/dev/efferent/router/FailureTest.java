@@ -295,6 +295,22 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
+    void aToolThatWentAndCameBackIsUsedAgainOnTheSameConnection() throws InterruptedException {
+        hands();
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 4, FakeWorker.tool("stat", true), FakeWorker.tool("mcp__echo", true));
+        // The echo's server restarted: the dispatch crossed the worker's new list on the wire.
+        String echo = router.submit(TaskRequest.of("mcp__echo", params("{}"))).task().id();
+        w.connection.receive(new TaskRejected(w.next(TaskDispatch.class).taskId(), RejectReason.UNKNOWN_TOOL, "no"));
+        w.connection.receive(new WorkerTools(List.of(FakeWorker.tool("stat", true))));
+        w.connection.receive(new WorkerTools(List.of(FakeWorker.tool("stat", true), FakeWorker.tool("mcp__echo", true))));
+
+        TaskDispatch again = w.next(TaskDispatch.class);
+        assertEquals(echo, again.taskId(), "back on the list, the tool is used again");
+        assertTrue(w.quietFor(200).stream().noneMatch(m -> m instanceof ErrorMessage), "no frame was refused");
+    }
+
+    @Test
     void aToolListWithABadSchemaIsRefusedAndTheOldListKept() {
         hands();
         FakeWorker w = new FakeWorker("laptop");

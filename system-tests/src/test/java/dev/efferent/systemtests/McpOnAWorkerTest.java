@@ -29,7 +29,9 @@ class McpOnAWorkerTest extends SystemFixture {
         Launched worker = worker("laptop", dir.resolve("laptop"), List.of(brain), List.of("mcp"), Map.of(
                 "EFFERENT_TOOLS_MCP_SERVERS", "everything",
                 "EFFERENT_TOOLS_MCP_EVERYTHING_COMMAND", "node",
-                "EFFERENT_TOOLS_MCP_EVERYTHING_ARGS", entry.toString()));
+                "EFFERENT_TOOLS_MCP_EVERYTHING_ARGS", entry.toString(),
+                // Long enough for the test to see the tools gone before they are back.
+                "EFFERENT_TOOLS_MCP_EVERYTHING_RESTART__DELAY", "3s"));
         awaitWorkerOnline(brain, "laptop", 60);
         awaitTools(brain, true);
 

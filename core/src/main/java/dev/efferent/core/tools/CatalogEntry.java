@@ -2,13 +2,10 @@ package dev.efferent.core.tools;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.networknt.schema.JsonSchema;
-import com.networknt.schema.ValidationMessage;
 import dev.efferent.core.plugin.PluginInfo;
 import dev.efferent.tools.spi.Tool;
 import dev.efferent.tools.spi.ToolSpec;
 
-import java.util.Comparator;
 import java.util.List;
 
 /** One tool in the {@link ToolCatalog}: the tool, its parsed input schema and where it came from. */
@@ -18,10 +15,10 @@ public final class CatalogEntry {
     private final String toolkit;
     private final PluginInfo origin;
     private final ObjectNode inputSchema;
-    private final JsonSchema validator;
+    private final ParamsSchema validator;
 
     CatalogEntry(Tool tool, ToolSpec spec, String toolkit, PluginInfo origin, ObjectNode inputSchema,
-                 JsonSchema validator) {
+                 ParamsSchema validator) {
         this.tool = tool;
         this.spec = spec;
         this.toolkit = toolkit;
@@ -67,10 +64,6 @@ public final class CatalogEntry {
      * empty when the params are valid
      */
     public List<String> validate(JsonNode params) {
-        return validator.validate(params).stream()
-                .sorted(Comparator.comparing((ValidationMessage m) -> m.getInstanceLocation().toString())
-                        .thenComparing(ValidationMessage::getMessage))
-                .map(ValidationMessage::getMessage)
-                .toList();
+        return validator.validate(params);
     }
 }

@@ -99,7 +99,10 @@ public final class LocalToolExecutor implements AutoCloseable {
      * @return why it cannot, if it cannot
      */
     public Optional<Refusal> check(String tool, ObjectNode params) {
-        Optional<CatalogEntry> entry = catalog.find(tool);
+        return check(catalog.find(tool), tool, params);
+    }
+
+    private Optional<Refusal> check(Optional<CatalogEntry> entry, String tool, ObjectNode params) {
         if (entry.isEmpty()) {
             return Optional.of(new Refusal(Refusal.Kind.UNKNOWN_TOOL,
                     "unknown tool '" + tool + "'; this machine has " + catalog.names()));
@@ -121,13 +124,15 @@ public final class LocalToolExecutor implements AutoCloseable {
     public ToolExecution execute(ToolCall call, ProgressListener progress) {
         Instant start = clock.instant();
         RunningCall running = new RunningCall(call.taskId(), call.session(), start, call.timeout(), roots, progress, clock);
-        Optional<Refusal> refusal = check(call.tool(), call.params());
+        // Looked up once: a toolkit may change its tools while this runs.
+        Optional<CatalogEntry> found = catalog.find(call.tool());
+        Optional<Refusal> refusal = check(found, call.tool(), call.params());
         if (refusal.isPresent()) {
             running.release();
             running.finish(ToolOutcome.failed(refusal.get().message(), Duration.ZERO));
             return running;
         }
-        CatalogEntry entry = catalog.find(call.tool()).orElseThrow();
+        CatalogEntry entry = found.orElseThrow();
         ToolParams params = new ToolParams(toMap(call.params()));
         var timer = deadlines.schedule(() -> running.timeOut(), call.timeout().toMillis(), TimeUnit.MILLISECONDS);
         running.outcome().whenComplete((o, e) -> {

@@ -4,11 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.PathType;
-import com.networknt.schema.SchemaValidatorsConfig;
-import com.networknt.schema.SpecVersion;
 import dev.efferent.core.plugin.PluginException;
 import dev.efferent.core.plugin.PluginInfo;
 import dev.efferent.core.plugin.PluginLayers;
@@ -37,9 +32,6 @@ import java.util.function.Function;
 public final class ToolCatalog implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ToolCatalog.class.getName());
     private static final ObjectMapper MAPPER = ToolResultJson.MAPPER;
-    private static final JsonSchemaFactory SCHEMAS = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V202012);
-    private static final SchemaValidatorsConfig SCHEMA_CONFIG = SchemaValidatorsConfig.builder()
-            .pathType(PathType.JSON_PATH).build();
 
     private final List<Toolkit> toolkits;
     private final Map<String, PluginInfo> origins;
@@ -55,6 +47,8 @@ public final class ToolCatalog implements AutoCloseable {
         this.byName = byName;
         this.offered = offered();
         toolkits.forEach(toolkit -> toolkit.onChange(this::refresh));
+        // A change between reading the tools and asking to hear of changes is not missed.
+        refresh();
     }
 
     /** The toolkit providers on the module path (the boot layer), found by {@link ServiceLoader}. */
@@ -155,44 +149,41 @@ public final class ToolCatalog implements AutoCloseable {
      */
     private synchronized void refresh() {
         Map<String, CatalogEntry> old = byName;
+        // Each toolkit's list read once: one that changes again meanwhile is read at its next call.
+        Map<Toolkit, List<Tool>> lists = new LinkedHashMap<>();
+        toolkits.forEach(toolkit -> lists.put(toolkit, List.copyOf(toolkit.tools())));
         Map<String, CatalogEntry> kept = new LinkedHashMap<>();
         Map<String, CatalogEntry> added = new LinkedHashMap<>();
-        List<Tool> order = new ArrayList<>();
         // Tools offered before keep their names; a newcomer cannot take one from them.
-        for (Toolkit toolkit : toolkits) {
-            for (Tool tool : toolkit.tools()) {
-                order.add(tool);
-                CatalogEntry known = old.get(tool.spec().name());
-                if (known != null && known.tool() == tool) {
-                    kept.put(known.name(), known);
-                }
+        lists.values().forEach(tools -> tools.forEach(tool -> {
+            CatalogEntry known = old.get(tool.spec().name());
+            if (known != null && known.tool() == tool) {
+                kept.put(known.name(), known);
             }
-        }
-        for (Toolkit toolkit : toolkits) {
-            for (Tool tool : toolkit.tools()) {
-                if (kept.containsKey(tool.spec().name()) && kept.get(tool.spec().name()).tool() == tool) {
-                    continue;
-                }
-                try {
-                    if (kept.containsKey(tool.spec().name())) {
-                        CatalogEntry holder = kept.get(tool.spec().name());
-                        throw new PluginException("its tool '" + tool.spec().name() + "' has the name of one in "
-                                + "toolkit '" + holder.toolkit() + "'");
-                    }
-                    add(added, tool, toolkit.name(), origins.get(toolkit.name()));
-                } catch (PluginException e) {
-                    LOG.log(Level.WARNING, "Toolkit ''{0}'' changed its tools; one is left out: {1}", toolkit.name(),
-                            e.getMessage());
-                }
+        }));
+        lists.forEach((toolkit, tools) -> tools.forEach(tool -> {
+            CatalogEntry holder = kept.get(tool.spec().name());
+            if (holder != null && holder.tool() == tool) {
+                return;
             }
-        }
+            try {
+                if (holder != null) {
+                    throw new PluginException("its tool '" + tool.spec().name() + "' has the name of one in "
+                            + "toolkit '" + holder.toolkit() + "'");
+                }
+                add(added, tool, toolkit.name(), origins.get(toolkit.name()));
+            } catch (PluginException e) {
+                LOG.log(Level.WARNING, "Toolkit ''{0}'' changed its tools; one is left out: {1}", toolkit.name(),
+                        e.getMessage());
+            }
+        }));
         Map<String, CatalogEntry> next = new LinkedHashMap<>();
-        for (Tool tool : order) {
+        lists.values().forEach(tools -> tools.forEach(tool -> {
             CatalogEntry entry = kept.getOrDefault(tool.spec().name(), added.get(tool.spec().name()));
             if (entry != null && entry.tool() == tool) {
                 next.put(entry.name(), entry);
             }
-        }
+        }));
         byName = next;
         List<ToolSpec> now = offered();
         if (now.equals(offered)) {
@@ -218,10 +209,10 @@ public final class ToolCatalog implements AutoCloseable {
     private static void add(Map<String, CatalogEntry> byName, Tool tool, String toolkit, PluginInfo origin) {
         ToolSpec spec = tool.spec();
         ObjectNode schemaJson = parseSchema(spec, toolkit);
-        JsonSchema validator;
+        ParamsSchema validator;
         try {
-            validator = SCHEMAS.getSchema(schemaJson, SCHEMA_CONFIG);
-            validator.initializeValidators();
+            // As the brain compiles a worker's: no $ref out of the schema, no $schema looked up.
+            validator = ParamsSchema.compile(schemaJson);
         } catch (RuntimeException e) {
             throw new PluginException("tool '" + spec.name() + "' of toolkit '" + toolkit
                     + "' has an invalid input schema: " + e.getMessage(), e);

@@ -1,9 +1,15 @@
 package dev.efferent.tools.mcp;
 
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 
 /**
+ * Names handed out for a toolkit's life: a tool keeps its name across restarts and list changes, and a name once
+ * handed out never goes to another tool, so a queued task cannot end up calling a different tool.
  * MCP tool names as Efferent tool names ({@code [a-z][a-z0-9_]{0,63}}): {@code <server>__<tool>}, letters
  * lower-cased and every other character ({@code -}, {@code .}, {@code /}, a space, …) turned into {@code _}; a name
  * that would start with no letter gets {@code t_}; one too long is cut and keeps its tail's hash; one taken already
@@ -11,8 +17,16 @@ import java.util.Locale;
  */
 final class McpNames {
     private static final int MAX = 64;
+    private final Map<String, String> assigned = new HashMap<>();
+    private final Set<String> used = new HashSet<>();
 
-    private McpNames() {
+    /** The name of {@code tool} of server {@code server}: the one it had, else a new one never handed out. */
+    synchronized String name(String server, String tool) {
+        return assigned.computeIfAbsent(server + "\u0000" + tool, key -> {
+            String name = of(server, tool, used);
+            used.add(name);
+            return name;
+        });
     }
 
     /** {@code tool} of server {@code server}, as a name none of {@code taken} is. */

@@ -28,7 +28,6 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,14 +36,20 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * One MCP server: a child process over stdio or a Streamable HTTP URL, its tools as Efferent tools, each call
- * bridged with progress and cancellation. A child gets a clean environment (PATH, HOME, LANG and what its
- * {@code env} setting adds), never the host's secrets. A server that exits (or, over HTTP, stops answering) is
+ * bridged with progress and cancellation. A child gets a clean environment (PATH, HOME, USER, LOGNAME, SHELL,
+ * TERM and what its {@code env} setting adds), never the host's secrets. A server that exits (or, over HTTP, stops answering) is
  * started again with backoff; its tools are unavailable meanwhile, and {@code changed} is told both times.
  */
 final class McpServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(McpServer.class.getName());
-    static final Duration FIRST_RETRY = Duration.ofSeconds(1);
     static final Duration LAST_RETRY = Duration.ofMinutes(1);
+    static final int MAX_TOOLS = 100;
+    static final int MAX_SCHEMA = 8_192;
+    static final int MAX_DESCRIPTION = 1_024;
+    /** A server that ran this long before it went is started again as quickly as a first time. */
+    static final Duration STABLE = Duration.ofMinutes(1);
+    /** A start that failed: what it says later is not heard. */
+    private static final Link RETIRED = new Link(null, null, null);
 
     private final McpServerConfig config;
     private final McpJsonMapper mapper;
@@ -57,6 +62,10 @@ final class McpServer implements AutoCloseable {
     private volatile Link link;
     private volatile List<McpSchema.Tool> listed = List.of();
     private volatile boolean closed;
+    private volatile Thread restarter;
+    private volatile long upSince = System.nanoTime();
+    /** How long the next restart waits; doubled by each failed try, back to the first after a stable run. */
+    private Duration wait;
 
     /** One start of the server: the client, the transport that can cancel its calls, the process's if it is one. */
     private record Link(McpAsyncClient client, CancellingTransport transport, StdioClientTransport stdio) {
@@ -69,6 +78,7 @@ final class McpServer implements AutoCloseable {
         this.validator = validator;
         this.json = json;
         this.changed = changed;
+        this.wait = config.restartDelay();
     }
 
     /**
@@ -103,7 +113,7 @@ final class McpServer implements AutoCloseable {
                 })
                 .toolsChangeConsumer(tools -> {
                     // From this start, while it is the one running or still starting; never from one replaced.
-                    if (!closed && (self[0] == null || self[0] == link)) {
+                    if (!closed && self[0] != RETIRED && (self[0] == null || self[0] == link)) {
                         LOG.log(Level.DEBUG, "MCP server {0} lists {1} tools", config.name(), tools.size());
                         listed = List.copyOf(tools);
                         changed.run();
@@ -115,6 +125,7 @@ final class McpServer implements AutoCloseable {
             client.initialize().block(config.start());
             listed = List.copyOf(client.listTools().block(config.start()).tools());
         } catch (RuntimeException e) {
+            self[0] = RETIRED;
             client.close();
             throw new ToolException("MCP server '" + config.name() + "' (" + config.describe() + ") did not start: "
                     + message(e));
@@ -158,7 +169,7 @@ final class McpServer implements AutoCloseable {
             @Override
             protected ProcessBuilder getProcessBuilder() {
                 ProcessBuilder pb = new ProcessBuilder();
-                // What the transport adds next (PATH, HOME, … and the configured env) is all the server gets.
+                // What the transport adds next (PATH, HOME, USER, … and the configured env) is all the server gets.
                 pb.environment().clear();
                 config.cwd().ifPresent(dir -> pb.directory(dir.toFile()));
                 return pb;
@@ -173,13 +184,10 @@ final class McpServer implements AutoCloseable {
         while (!closed && link == watched) {
             try {
                 Thread.sleep(config.ping());
-                if (!closed && link == watched) {
-                    watched.client().ping().block(config.start());
+                if (!closed && link == watched && !answers(watched)) {
+                    return;
                 }
             } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException e) {
-                lost(watched, "stopped answering (" + message(e) + ")");
                 return;
             }
         }
@@ -198,49 +206,86 @@ final class McpServer implements AutoCloseable {
         // Calls still waiting on it end now instead of at their deadlines.
         Thread.ofVirtual().start(() -> gone.client().close());
         changed.run();
-        Thread.ofVirtual().name("mcp-" + config.name() + "-restart").start(this::restart);
+        synchronized (this) {
+            if (System.nanoTime() - upSince >= STABLE.toNanos()) {
+                wait = config.restartDelay();
+            }
+            if (!closed) {
+                restarter = Thread.ofVirtual().name("mcp-" + config.name() + "-restart").start(this::restart);
+            }
+        }
     }
 
-    /** Starts the server again, waiting 1 s, 2 s, 4 s … up to a minute between tries, until it runs or is closed. */
+    /**
+     * Starts the server again after {@code restart-delay}, doubling the wait after each failed try up to a minute,
+     * until it runs or the toolkit closes. A server that keeps dying soon after it starts keeps the long wait.
+     */
     private void restart() {
-        Duration wait = FIRST_RETRY;
         for (int attempt = 1; !closed; attempt++) {
+            Duration delay;
+            synchronized (this) {
+                delay = wait;
+                wait = wait.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : wait.multipliedBy(2);
+            }
             try {
-                Thread.sleep(wait);
+                Thread.sleep(delay);
             } catch (InterruptedException e) {
                 return;
             }
             if (closed) {
                 return;
             }
+            Link started;
             try {
-                Link started = connect();
-                synchronized (this) {
-                    if (closed) {
-                        started.client().close();
-                        return;
-                    }
-                    link = started;
-                }
-                watch(started);
-                LOG.log(Level.INFO, "MCP server {0} runs again (attempt {1}): {2} tools", config.name(), attempt,
-                        listed.size());
-                changed.run();
-                return;
+                started = connect();
             } catch (RuntimeException e) {
-                wait = wait.multipliedBy(2).compareTo(LAST_RETRY) > 0 ? LAST_RETRY : wait.multipliedBy(2);
                 LOG.log(Level.WARNING, "{0}; trying again in {1} s", e.getMessage(), wait.toSeconds());
+                continue;
             }
+            synchronized (this) {
+                if (closed) {
+                    started.client().close();
+                    return;
+                }
+                link = started;
+                upSince = System.nanoTime();
+            }
+            watch(started);
+            LOG.log(Level.INFO, "MCP server {0} runs again (attempt {1}): {2} tools", config.name(), attempt,
+                    listed.size());
+            changed.run();
+            return;
         }
     }
 
-    /** Its tools as last listed, named so that none is in {@code taken} (which each name joins). */
-    List<Tool> tools(Collection<String> taken) {
+    /**
+     * Its tools as last listed, named by {@code names}. What a server lists is not trusted to be small: past
+     * {@link #MAX_TOOLS} tools, or with a schema over {@link #MAX_SCHEMA} characters, a tool is left out (and said
+     * so); a description is cut at {@link #MAX_DESCRIPTION}.
+     */
+    List<Tool> tools(McpNames names) {
         List<Tool> tools = new ArrayList<>();
-        for (McpSchema.Tool t : listed) {
-            String name = McpNames.of(config.name(), t.name(), taken);
-            taken.add(name);
-            ToolSpec spec = new ToolSpec(name, describe(t), schema(t), Placement.LOCAL, hints(t.annotations()));
+        List<McpSchema.Tool> all = listed;
+        if (all.size() > MAX_TOOLS) {
+            LOG.log(Level.WARNING, "MCP server {0} lists {1} tools; only the first {2} are offered", config.name(),
+                    all.size(), MAX_TOOLS);
+            all = all.subList(0, MAX_TOOLS);
+        }
+        for (McpSchema.Tool t : all) {
+            String schema;
+            try {
+                schema = schema(t);
+            } catch (ToolException e) {
+                LOG.log(Level.WARNING, "{0}; the tool is left out", e.getMessage());
+                continue;
+            }
+            if (schema.length() > MAX_SCHEMA) {
+                LOG.log(Level.WARNING, "MCP server {0}: tool {1} is left out, its input schema has {2} characters "
+                        + "(at most {3})", config.name(), t.name(), schema.length(), MAX_SCHEMA);
+                continue;
+            }
+            String name = names.name(config.name(), t.name());
+            ToolSpec spec = new ToolSpec(name, describe(t), schema, Placement.LOCAL, hints(t.annotations()));
             tools.add(new Tool() {
                 @Override
                 public ToolSpec spec() {
@@ -268,6 +313,9 @@ final class McpServer implements AutoCloseable {
 
     private String describe(McpSchema.Tool t) {
         String d = t.description() == null || t.description().isBlank() ? t.name() : t.description().strip();
+        if (d.length() > MAX_DESCRIPTION) {
+            d = d.substring(0, MAX_DESCRIPTION) + "…";
+        }
         return d + " (MCP server " + config.name() + ")";
     }
 
@@ -294,8 +342,9 @@ final class McpServer implements AutoCloseable {
     private ToolResult call(String tool, ToolParams params, ToolContext context) {
         Link running = link;
         if (running == null) {
-            throw new ToolException("MCP server '" + config.name() + "' is not running; it is being started again "
-                    + "and its tools are back when it runs");
+            throw new ToolException(closed ? "MCP server '" + config.name() + "' has been stopped"
+                    : "MCP server '" + config.name() + "' is not running; it is being started again and its tools "
+                    + "are back when it runs");
         }
         Object token = context.taskId() + "-" + tokens.incrementAndGet();
         calls.put(token, context);
@@ -314,14 +363,17 @@ final class McpServer implements AutoCloseable {
             if (context.isCancelled()) {
                 throw new ToolException("cancelled; MCP server '" + config.name() + "' was told to stop");
             }
-            running.transport().cancel(token, "no answer in time");
             if (link != running) {
                 throw new ToolException("MCP server '" + config.name() + "' stopped during the call to " + tool
                         + "; it is being started again");
             }
+            if (!(e instanceof McpError)) {
+                // No answer by the deadline (or none to come): the server need not go on with it.
+                running.transport().cancel(token, "no answer in time");
+            }
             if (config.url().isPresent() && !(e instanceof McpError)) {
                 // Not an answer from the server but a failed exchange: see whether it is still there.
-                Thread.ofVirtual().start(() -> watchOnce(running));
+                Thread.ofVirtual().start(() -> answers(running));
             }
             throw new ToolException("MCP server '" + config.name() + "' failed on " + tool + ": " + message(e));
         } finally {
@@ -330,11 +382,19 @@ final class McpServer implements AutoCloseable {
         }
     }
 
-    private void watchOnce(Link running) {
+    /**
+     * Whether the server of {@code running} still answers a ping; one that does not is lost. An error answer
+     * (a server without ping, say) is an answer.
+     */
+    private boolean answers(Link running) {
         try {
             running.client().ping().block(config.start());
+            return true;
+        } catch (McpError e) {
+            return true;
         } catch (RuntimeException e) {
             lost(running, "stopped answering (" + message(e) + ")");
+            return false;
         }
     }
 
@@ -376,10 +436,21 @@ final class McpServer implements AutoCloseable {
     @Override
     public void close() {
         Link running;
+        Thread restarting;
         synchronized (this) {
             closed = true;
             running = link;
             link = null;
+            restarting = restarter;
+        }
+        if (restarting != null) {
+            // A start under way is closed by restart() itself once it sees closed; wait for that.
+            restarting.interrupt();
+            try {
+                restarting.join(config.start().plusSeconds(5).toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (running == null) {
             return;

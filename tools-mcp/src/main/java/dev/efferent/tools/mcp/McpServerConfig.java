@@ -22,15 +22,17 @@ import java.util.Optional;
  * @param name    its name, the prefix of its tools' names
  * @param command the program, empty for a server reached by URL
  * @param args    its arguments
- * @param env     variables added to the few it gets (PATH, HOME, LANG and what the SDK passes on)
+ * @param env     variables added to the few it gets (PATH, HOME, USER, LOGNAME, SHELL, TERM)
  * @param cwd     where it runs
  * @param url     the server's endpoint, for a server reached over HTTP
  * @param headers sent with every request to {@code url}
  * @param start   how long it may take to start and answer {@code initialize} (default 30s)
  * @param ping    how often a server reached by URL is asked whether it is still there (default 30s)
+ * @param restartDelay how long after it went a server is first started again (default 1s; doubled per failed try)
  */
 record McpServerConfig(String name, String command, List<String> args, Map<String, String> env, Optional<Path> cwd,
-                       Optional<URI> url, Map<String, String> headers, Duration start, Duration ping) {
+                       Optional<URI> url, Map<String, String> headers, Duration start, Duration ping,
+                       Duration restartDelay) {
 
     /** The servers named in {@code servers}, each read from its own keys. */
     static List<McpServerConfig> all(Settings settings) {
@@ -44,6 +46,12 @@ record McpServerConfig(String name, String command, List<String> args, Map<Strin
         }
         Duration start = settings.getDuration(name + ".start-timeout", Duration.ofSeconds(30));
         Duration ping = settings.getDuration(name + ".ping-interval", Duration.ofSeconds(30));
+        Duration restart = settings.getDuration(name + ".restart-delay", Duration.ofSeconds(1));
+        for (String key : List.of("start-timeout", "ping-interval", "restart-delay")) {
+            if (settings.getDuration(name + "." + key, Duration.ofSeconds(1)).compareTo(Duration.ofMillis(10)) < 0) {
+                throw new ToolException("setting " + settings.describe(name + "." + key) + " must be at least 10ms");
+            }
+        }
         Optional<String> command = settings.get(name + ".command").map(String::strip).filter(c -> !c.isEmpty());
         Optional<String> url = settings.get(name + ".url").map(String::strip).filter(u -> !u.isEmpty());
         if (command.isPresent() == url.isPresent()) {
@@ -55,7 +63,7 @@ record McpServerConfig(String name, String command, List<String> args, Map<Strin
         if (url.isPresent()) {
             return new McpServerConfig(name, "", List.of(), Map.of(), Optional.empty(),
                     Optional.of(url(settings, name, url.get())),
-                    pairs(settings, name + ".headers", ':', "Name: value"), start, ping);
+                    pairs(settings, name + ".headers", ':', "Name: value"), start, ping, restart);
         }
         String program = command.get();
         if (!runnable(program)) {
@@ -66,7 +74,7 @@ record McpServerConfig(String name, String command, List<String> args, Map<Strin
         return new McpServerConfig(name, program, settings.list(name + ".args"),
                 pairs(settings, name + ".env", '=', "KEY=value"),
                 settings.get(name + ".cwd").filter(c -> !c.isBlank()).map(Path::of), Optional.empty(), Map.of(),
-                start, ping);
+                start, ping, restart);
     }
 
     /** What it is, for messages: the command line or the URL. */

@@ -8,11 +8,13 @@ import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.json.schema.JsonSchemaValidator;
 
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -28,6 +30,11 @@ final class McpToolkit implements Toolkit {
      * references.
      */
     private static final Logger SDK_LOG = Logger.getLogger("io.modelcontextprotocol");
+    private static final System.Logger LOG = System.getLogger(McpToolkit.class.getName());
+    /** Changes that come close together are taken as one, so a server cannot flood the host with them. */
+    static final long SETTLE_MILLIS = 300;
+    /** The most characters of schemas and descriptions all servers together may offer (a worker's list is sent whole). */
+    static final int MAX_TOTAL = 512 * 1024;
 
     static {
         if (SDK_LOG.getLevel() == null) {
@@ -37,6 +44,10 @@ final class McpToolkit implements Toolkit {
 
     private final List<McpServer> servers = new CopyOnWriteArrayList<>();
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private final McpNames names = new McpNames();
+    private final ScheduledExecutorService changes = Executors.newSingleThreadScheduledExecutor(
+            Thread.ofPlatform().name("mcp-changes").daemon().factory());
+    private final AtomicBoolean pending = new AtomicBoolean();
     private volatile List<Tool> tools = List.of();
 
     private McpToolkit() {
@@ -65,19 +76,46 @@ final class McpToolkit implements Toolkit {
         return toolkit;
     }
 
-    /** The tools of every server, in the order of {@code servers}, so names come out the same each time. */
+    /** The tools of every server, in the order of {@code servers}, within {@link #MAX_TOTAL}. */
     private synchronized void rebuild() {
-        Set<String> taken = new LinkedHashSet<>();
         List<Tool> all = new ArrayList<>();
+        long size = 0;
         for (McpServer server : servers) {
-            all.addAll(server.tools(taken));
+            for (Tool tool : server.tools(names)) {
+                size += tool.spec().inputSchema().length() + tool.spec().description().length();
+                if (size > MAX_TOTAL) {
+                    LOG.log(System.Logger.Level.WARNING, "MCP tool {0} and those after it are left out: the servers'' "
+                            + "tools together are over {1} characters of schemas and descriptions",
+                            tool.spec().name(), MAX_TOTAL);
+                    tools = List.copyOf(all);
+                    return;
+                }
+                all.add(tool);
+            }
         }
         tools = List.copyOf(all);
     }
 
+    /** A server's tools changed: read them again once things settle, on this toolkit's thread, then tell the host. */
     private void changed() {
-        rebuild();
-        listeners.forEach(Runnable::run);
+        if (pending.compareAndSet(false, true)) {
+            try {
+                changes.schedule(() -> {
+                    pending.set(false);
+                    rebuild();
+                    for (Runnable listener : listeners) {
+                        try {
+                            listener.run();
+                        } catch (RuntimeException e) {
+                            LOG.log(System.Logger.Level.WARNING, "A listener for the MCP tools' changes failed", e);
+                        }
+                    }
+                }, SETTLE_MILLIS, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                // Closed: nothing to tell.
+                pending.set(false);
+            }
+        }
     }
 
     @Override
@@ -97,6 +135,7 @@ final class McpToolkit implements Toolkit {
 
     @Override
     public void close() {
+        changes.shutdownNow();
         servers.forEach(McpServer::close);
     }
 }

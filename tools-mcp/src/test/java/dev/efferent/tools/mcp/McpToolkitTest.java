@@ -167,7 +167,7 @@ class McpToolkitTest {
     void aServerThatDiesIsStartedAgainItsToolsUnavailableMeanwhile() throws Exception {
         // A server of its own, told apart from the shared one by its "stdio" argument.
         Toolkit own = new McpToolkitProvider().create(Settings.of(Map.of("servers", "mortal",
-                "mortal.command", "node", "mortal.args", installed() + ",stdio")));
+                "mortal.command", "node", "mortal.args", installed() + ",stdio", "mortal.restart-delay", "3s")));
         List<String> changes = new CopyOnWriteArrayList<>();
         try (LocalToolExecutor local = new LocalToolExecutor(ToolCatalog.of(List.of(own)),
                 AllowedRoots.of(List.of(Path.of("."))))) {
@@ -192,6 +192,24 @@ class McpToolkitTest {
             ToolOutcome after = run(local, "mortal__echo", "{\"message\": \"back\"}");
             assertTrue(after.result().orElseThrow().text().contains("back"), after.toString());
         }
+    }
+
+    @Test
+    void closingTheToolkitWhileAServerIsBeingStartedAgainLeavesNoServerRunning() throws Exception {
+        Toolkit own = new McpToolkitProvider().create(Settings.of(Map.of("servers", "brief",
+                "brief.command", "node", "brief.args", installed() + ",stdio,brief", "brief.restart-delay", "1s")));
+        ProcessHandle server = servers("brief").findFirst().orElseThrow();
+        server.destroyForcibly();
+        server.onExit().get(10, TimeUnit.SECONDS);
+        Thread.sleep(500);
+        own.close();
+        Thread.sleep(2_000);
+        assertEquals(0, servers("brief").count(), "no server started after the toolkit closed");
+    }
+
+    private static java.util.stream.Stream<ProcessHandle> servers(String marker) {
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).filter(p -> p.info().arguments()
+                .map(a -> List.of(a).contains(marker)).orElse(false));
     }
 
     @Test
