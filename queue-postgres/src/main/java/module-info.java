@@ -8,6 +8,7 @@ module efferent.queue.postgres {
     requires efferent.queue.spi;
     requires io.helidon.config;
     requires io.helidon.dbclient;
+    requires java.logging;
     requires java.sql;
     requires org.postgresql.jdbc;
 

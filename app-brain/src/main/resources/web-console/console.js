@@ -73,11 +73,49 @@
     socket.send(JSON.stringify({ type: 'say', text }));
   }
 
+  // Icons drawn here, not taken from the system's emoji font, which many machines lack.
+  const ICONS = {
+    '✅': '<svg viewBox="0 0 16 16" class="icon ok" aria-label="done"><circle cx="8" cy="8" r="8"/><path d="M4.5 8.3l2.3 2.3 4.7-4.9" fill="none" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round"/></svg>',
+    '❌': '<svg viewBox="0 0 16 16" class="icon bad" aria-label="failed"><circle cx="8" cy="8" r="8"/><path d="M5.2 5.2l5.6 5.6M10.8 5.2l-5.6 5.6" stroke="#fff" stroke-width="1.8" stroke-linecap="round"/></svg>',
+    '⏰': '<svg viewBox="0 0 16 16" class="icon time" aria-label="reminder"><circle cx="8" cy="8" r="7" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M8 4.5V8l2.5 1.5" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round"/></svg>',
+  };
+  const FOLD_LINES = 20;
+
+  // The text, its icons drawn, as the bubble's content; a long one shows its first lines and a "show all" button.
+  function setText(div, text) {
+    div.replaceChildren();
+    const lines = text.split('\n');
+    const folded = lines.length > FOLD_LINES + 5;
+    appendWithIcons(div, folded ? lines.slice(0, FOLD_LINES).join('\n') + '\n…' : text);
+    if (folded) {
+      const more = el('button', 'show-all', `Show all ${lines.length} lines`);
+      more.type = 'button';
+      more.addEventListener('click', (e) => {
+        e.stopPropagation();
+        div.replaceChildren();
+        appendWithIcons(div, text);
+      });
+      div.append(more);
+    }
+  }
+
+  function appendWithIcons(div, text) {
+    for (const part of text.split(/(✅|❌|⏰)/u)) {
+      if (ICONS[part]) {
+        const span = el('span', 'icon-wrap');
+        span.innerHTML = ICONS[part];
+        div.append(span);
+      } else if (part) {
+        div.append(document.createTextNode(part));
+      }
+    }
+  }
+
   function addBubble(cls, text) {
     $('chat-empty')?.remove();
     const div = document.createElement('div');
     div.className = 'msg ' + cls;
-    div.textContent = text;
+    setText(div, text);
     $('messages').appendChild(div);
     $('messages').scrollTop = $('messages').scrollHeight;
     return div;
@@ -122,7 +160,7 @@
         streamBubbles.set(m.replyId, bubble);
       }
       if (m.done) {
-        bubble.textContent = m.text;
+        setText(bubble, m.text);
         streamBubbles.delete(m.replyId);
       } else {
         bubble.textContent += m.text;
@@ -176,7 +214,9 @@
         progressBubbles.set(m.taskId, bubble);
       }
       bubble.querySelector('.t').textContent = m.text;
-      bubble.querySelector('.bar > span').style.width = m.percent + '%';
+      // A command reports lines, not a share of the work: the bar then only says that it is busy.
+      bubble.querySelector('.bar').classList.toggle('busy', !m.percent);
+      bubble.querySelector('.bar > span').style.width = (m.percent || 0) + '%';
       return;
     }
     if (m.kind === 'result') {
@@ -226,11 +266,14 @@
       li.append(top, sub);
       if (t.approval) li.append(el('div', 'sub approval', t.approval));
       if (t.status === 'running' || t.status === 'claimed') {
-        const bar = el('div', 'bar');
+        const bar = el('div', 'bar' + (t.progress ? '' : ' busy'));
         const fill = el('span');
         fill.style.width = (t.progress || 0) + '%';
         bar.append(fill);
         li.append(bar);
+        // Without a share of the work known (a command's output), its latest line says how it goes.
+        const what = [t.progress ? t.progress + '%' : '', t.progressMessage || ''].filter(Boolean).join(' · ');
+        if (what) li.append(el('div', 'sub progress-line', what));
       }
       tasks.append(li);
     }

@@ -90,6 +90,10 @@ public final class BrainMain {
     private static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null) {
+            if (t instanceof dev.efferent.queue.QueueException) {
+                // The queue words its failures for the user, with what to do; its causes are the driver's.
+                return t.getMessage();
+            }
             t = t.getCause();
         }
         return t.getMessage() == null ? t.toString() : t.getMessage();

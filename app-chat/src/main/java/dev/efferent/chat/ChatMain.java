@@ -73,7 +73,8 @@ public final class ChatMain {
             if (e.getCause() instanceof WebSocketHandshakeException h && h.getResponse().statusCode() == 401) {
                 fail(1, "the brain at " + base + " refused the API token: set EFFERENT_API_TOKEN or pass --token-file");
             }
-            fail(1, "cannot reach the brain at " + base + ": " + e.getCause().getMessage());
+            fail(1, "cannot reach the brain at " + base + ": " + reason(e.getCause())
+                    + ". Is it running (bin/efferent brain)? Another address: --brain-url");
             return;
         }
         out.println("Connected to " + base + ". Type /help for the commands; Ctrl-D to quit.");
@@ -197,8 +198,28 @@ public final class ChatMain {
 
         @Override
         public void onError(WebSocket ws, Throwable error) {
-            out.println("Connection lost: " + error.getMessage());
+            out.println("Connection lost: " + reason(error));
             closed.complete(null);
         }
+    }
+
+    /** What went wrong, in words: the JDK's connection errors often carry no message (ConnectException: null). */
+    static String reason(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.ConnectException) {
+                return "nothing answers there (connection refused)";
+            }
+            if (t instanceof java.net.http.HttpTimeoutException) {
+                return "no answer within 10 s";
+            }
+            if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+                return "the name does not resolve";
+            }
+        }
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
     }
 }

@@ -71,7 +71,7 @@ public final class Router implements AutoCloseable {
         this.queue = queue;
         this.codec = codec;
         this.clock = clock;
-        this.state = new RouterState();
+        this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
         this.dispatch = new Dispatch(settings, queue, clock, state, this::schedule);
         this.admission = new Admission(settings, queue, clock, state, dispatch);
         this.workers = new WorkerProtocol(settings, queue, clock, state, this::schedule, dispatch);
@@ -91,6 +91,8 @@ public final class Router implements AutoCloseable {
     public static Router start(RouterSettings settings, TaskQueue queue, Optional<LocalToolExecutor> local,
                                ProtocolCodec codec, Clock clock) {
         Router router = new Router(settings, queue, codec, clock);
+        // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
+        router.rememberWorkers();
         local.ifPresent(router::startLocalWorker);
         queue.subscribe(router.dispatch.queueEvents(router::post));
         long tick = Math.max(50, settings.heartbeatInterval().toMillis() / 4);
@@ -304,6 +306,21 @@ public final class Router implements AutoCloseable {
                 throw r;
             }
             throw new CompletionException(e.getCause());
+        }
+    }
+
+    /** The workers seen before this start, offline until they connect: work can be queued for them by name. */
+    private void rememberWorkers() {
+        List<KnownWorkers.Remembered> remembered = state.known.load();
+        for (KnownWorkers.Remembered r : remembered) {
+            if (!state.sessions.containsKey(r.info().id())) {
+                state.offline.put(r.info().id(), r.info());
+                r.tools().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+            }
+        }
+        if (!remembered.isEmpty()) {
+            LOG.log(Level.INFO, "Remembered {0} from before: {1}", WorkerProtocol.count(remembered.size(), "worker"),
+                    remembered.stream().map(r -> r.info().name()).toList());
         }
     }
 

@@ -37,6 +37,12 @@ final class RouterState {
     final List<RouterListener> listeners = new CopyOnWriteArrayList<>();
     /** The brain's own tools, used to check params before a task is queued. */
     Optional<LocalToolExecutor> localTools = Optional.empty();
+    /** The workers seen, kept where the queue keeps its records. */
+    final KnownWorkers known;
+
+    RouterState(KnownWorkers known) {
+        this.known = known;
+    }
 
     /** Most offline workers remembered; the longest silent are forgotten first. */
     static final int MAX_OFFLINE = 1000;
@@ -54,6 +60,7 @@ final class RouterState {
             WorkerInfo w = byAge.get(i);
             if (i < excess || java.time.Duration.between(w.lastHeartbeat(), now).compareTo(after) > 0) {
                 offline.remove(w.id());
+                known.forget(w.id());
                 activeWorkers.values().removeIf(w.id()::equals);
                 forgotten.add(w.name());
             }

@@ -134,6 +134,7 @@ final class WorkerProtocol {
         kept.forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
         // A tool nobody offers any more is not known any more (and a worker cannot grow the list without end).
         state.pruneKnownTools();
+        state.known.remember(s.info(), List.copyOf(s.tools.values()));
         List<String> added = kept.stream().map(ToolDescriptor::name).filter(n -> !before.contains(n)).toList();
         List<String> removed = before.stream().filter(n -> !s.tools.containsKey(n)).toList();
         if (added.isEmpty() && removed.isEmpty()) {
@@ -267,6 +268,7 @@ final class WorkerProtocol {
         state.sessions.put(s.id, s);
         state.offline.remove(s.id);
         m.capabilities().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+        state.known.remember(s.info(), List.copyOf(s.tools.values()));
         long queued = queue.countQueued(s.id, s.toolNames());
         c.link.send(new WorkerAck(s.id, queued, settings.heartbeatInterval().toMillis(), c.maxFrameBytes()));
         LOG.log(Level.INFO, "Worker {0} ({1}) online from {2}: {3} tools, {4} slots, {5} queued for it", s.name, s.id,
@@ -476,6 +478,7 @@ final class WorkerProtocol {
         }
         WorkerInfo info = s.info();
         state.offline.put(s.id, info);
+        state.known.remember(info, List.copyOf(s.tools.values()));
         LOG.log(Level.WARNING, "Worker {0} ({1}) offline: {2}; {3} failed, {4} back in the queue", s.name, s.id,
                 why, count(failed, "task"), count(requeued, "task"));
         state.listeners.forEach(l -> l.workerOffline(info));

@@ -64,6 +64,22 @@ class ConsoleTest extends SystemFixture {
             waitForText(page, ".msg.bot", "Your machine laptop is back.");
             waitForText(page, ".msg.result.ok", "back again");
 
+            // A command's progress is its lines: the bar says it is busy, with no made-up percentage.
+            say(page, "/shell for i in 1 2 3 4 5 6; do echo step $i; sleep 0.5; done");
+            page.locator(".msg.progress .bar.busy").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            waitForText(page, ".msg.result.ok", "step 6");
+            // Icons are drawn by the console, whatever fonts the machine has; long output is folded.
+            assertTrue(page.locator(".msg.result.ok svg.icon.ok").count() > 0, "a drawn icon for a success");
+            say(page, "/shell seq 1 300");
+            page.locator(".msg.result.ok button.show-all").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            Locator folded = page.locator(".msg.result.ok").last();
+            assertTrue(folded.innerText().contains("Show all"), folded.innerText());
+            assertTrue(!folded.innerText().contains("\n300\n") && !folded.innerText().endsWith("300"),
+                    "folded: " + folded.innerText());
+            page.screenshot(new Page.ScreenshotOptions().setPath(shots.resolve("console-folded.png")));
+            folded.locator("button.show-all").click();
+            assertTrue(folded.innerText().contains("\n300"), "shown whole after the click");
+
             page.setViewportSize(390, 844);
             page.screenshot(new Page.ScreenshotOptions().setPath(shots.resolve("console-phone.png")).setFullPage(true));
         }

@@ -32,6 +32,27 @@ class DurabilityTest extends SystemFixture {
     }
 
     @Test
+    void aRestartedBrainRemembersTheMachinesItHadSoWorkCanBeQueuedForThem() throws Exception {
+        Launched first = brain("brain-1", Map.of());
+        Path root = dir.resolve("laptop");
+        Launched laptop = worker("laptop", root, List.of(first));
+        awaitWorkerOnline(first, "laptop", 60);
+        laptop.stop();
+        first.stop();
+
+        Launched second = brain("brain-2", Map.of());
+        JsonNode workers = call(second, "GET", "/api/v1/workers", null, 200).path("workers");
+        assertTrue(workers.toString().contains("\"name\":\"laptop\""), "remembered: " + workers);
+        JsonNode queued = call(second, "POST", "/api/v1/tasks?wait=30", "{\"tool\":\"run_shell\",\"params\":"
+                + "{\"command\":\"echo for the laptop\"},\"worker\":\"laptop\"}", 202);
+        assertTrue(queued.path("offline").asBoolean(), queued.toString());
+        worker("laptop", root, List.of(second));
+        JsonNode done = awaitStatus(second, queued.path("id").asText(), "completed", 60);
+        assertEquals("laptop", done.path("runningOn").asText());
+        assertTrue(done.path("output").asText().contains("for the laptop"), done.toString());
+    }
+
+    @Test
     void aKilledBrainLosesNoTaskAndAnotherBrainStoresTheResults() throws Exception {
         Launched doomed = brain("brain-1", Map.of());
         Launched survivor = brain("brain-2", Map.of());

@@ -76,4 +76,19 @@ class TerminalChatTest extends SystemFixture {
         assertEquals(1, chat.exitValue());
         assertTrue(text.contains("refused the API token"), text);
     }
+
+    @Test
+    void aBrainThatIsNotThereIsSaidSoWithWhatToDo() throws Exception {
+        int port = freePort();
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Duser.home=" + dir, "-p", System.getProperty("efferent.test.chat.lib"),
+                "-m", "efferent.chat/dev.efferent.chat.ChatMain", "--brain-url", "http://127.0.0.1:" + port)
+                .redirectErrorStream(true);
+        Process chat = pb.start();
+        String text = new String(chat.getInputStream().readAllBytes());
+        assertTrue(chat.waitFor(30, TimeUnit.SECONDS));
+        assertEquals(1, chat.exitValue());
+        assertTrue(text.contains("cannot reach the brain at http://127.0.0.1:" + port + ": nothing answers there "
+                + "(connection refused). Is it running (bin/efferent brain)? Another address: --brain-url"), text);
+    }
 }

@@ -21,6 +21,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -203,7 +204,9 @@ public final class ConsoleChannel implements Channel, RouterListener {
                 TaskStatus.RUNNING), 100);
         List<Task> recent = router.newestTasks(TaskStatus.FINISHED, 20);
         for (Task t : active) {
-            ObjectNode v = views.task(t, name).put("progress", router.progress(t).map(Progress::percent).orElse(0));
+            Optional<Progress> progress = router.progress(t);
+            ObjectNode v = views.task(t, name).put("progress", progress.map(Progress::percent).orElse(0))
+                    .put("progressMessage", progress.map(Progress::message).orElse(""));
             approval.apply(t.id()).ifPresent(a -> v.put("approval", a));
             tasks.add(v.without("result"));
         }

@@ -40,9 +40,10 @@ class LocalToolsTest {
     }
 
     @Test
-    void rootsComeFromConfigurationAndDefaultToTheWorkingDirectory() throws IOException {
+    void rootsComeFromConfigurationAndDefaultToTheUsersHome() throws IOException {
         Config none = ConfigLoader.load(Optional.empty(), Map.of(), Map.of());
-        assertEquals(List.of(Path.of("").toAbsolutePath().toRealPath()), LocalTools.roots(none.get("tools")).paths());
+        assertEquals(List.of(Path.of(System.getProperty("user.home")).toRealPath()),
+                LocalTools.roots(none.get("tools")).paths(), "the same rule wherever it was started");
         Config two = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_TOOLS_ROOTS", dir + "," + dir.getParent()),
                 Map.of());
         assertEquals(List.of(dir.toRealPath(), dir.getParent().toRealPath()), LocalTools.roots(two.get("tools")).paths());

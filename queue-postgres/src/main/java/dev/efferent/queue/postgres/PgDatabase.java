@@ -30,7 +30,13 @@ final class PgDatabase implements AutoCloseable {
         this.client = client;
     }
 
+    /** Hikari logs a failed first connection with its stack trace; the failure is reported, with advice, instead. */
+    private static final java.util.logging.Logger POOL_LOG = java.util.logging.Logger.getLogger(
+            "com.zaxxer.hikari.pool.HikariPool");
+
     static PgDatabase connect(PgSettings settings) {
+        java.util.logging.Level level = POOL_LOG.getLevel();
+        POOL_LOG.setLevel(java.util.logging.Level.OFF);
         try {
             return new PgDatabase(DbClient.create(Config.create(ConfigSources.create(Map.of(
                     "source", "jdbc",
@@ -45,8 +51,38 @@ final class PgDatabase implements AutoCloseable {
                     String.valueOf(Math.max(1, settings.queryTimeout().toSeconds())),
                     "connection.dataSource.ApplicationName", "efferent")))));
         } catch (RuntimeException e) {
-            throw describe("connect to " + settings.url() + " as " + settings.user(), e);
+            QueueException failed = describe("connect to " + settings.url() + " as " + settings.user(), e);
+            throw new QueueException(failed.getMessage() + advice(e, settings), e);
+        } finally {
+            POOL_LOG.setLevel(level);
         }
+    }
+
+    /**
+     * What to do about a failure that a user fixes in PostgreSQL (a missing role or database, a wrong password,
+     * no right to create the queue's schema), as commands to run; empty for others.
+     */
+    static String advice(Throwable e, PgSettings settings) {
+        String state = "";
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && sql.getSQLState() != null) {
+                state = sql.getSQLState();
+            }
+        }
+        String user = settings.user();
+        String path = settings.url().replaceFirst("^jdbc:postgresql://[^/]*/?", "");
+        String db = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+        return switch (state) {
+            case "28000" -> ". Create the role: sudo -u postgres psql -c \"CREATE ROLE " + user
+                    + " LOGIN PASSWORD 'change-me'\" (then set EFFERENT_DB_PASSWORD), or set EFFERENT_DB_USER to a "
+                    + "role that exists";
+            case "28P01" -> ". Check the password: db.password (EFFERENT_DB_PASSWORD)";
+            case "3D000" -> ". Create the database: sudo -u postgres createdb --owner " + user + " " + db;
+            case "42501" -> ". Let " + user + " create the queue's schema: sudo -u postgres psql -c \"GRANT CREATE ON "
+                    + "DATABASE " + db + " TO " + user + "\", or make it the database's owner (createdb --owner "
+                    + user + ")";
+            default -> "";
+        };
     }
 
     DbClient client() {

@@ -66,7 +66,10 @@ final class PostgresTaskQueue implements TaskQueue {
             PgSchema.migrate(db.client(), settings.schema());
         } catch (RuntimeException e) {
             db.close();
-            throw e instanceof QueueException q ? q : PgDatabase.describe("open the queue at " + settings.url(), e);
+            QueueException failed = e instanceof QueueException q ? q : PgDatabase.describe("open the queue at "
+                    + settings.url(), e);
+            String advice = PgDatabase.advice(e, settings);
+            throw advice.isEmpty() ? failed : new QueueException(failed.getMessage() + advice, e);
         }
         return new PostgresTaskQueue(settings, clock, db);
     }

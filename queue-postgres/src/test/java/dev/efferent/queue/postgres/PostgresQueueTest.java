@@ -158,6 +158,36 @@ class PostgresQueueTest {
     }
 
     @Test
+    void whatToDoInPostgresqlIsSaidForAMissingRoleADatabaseOrTheRightToCreateTheSchema() throws Exception {
+        String base = TestDatabase.URL.substring(0, TestDatabase.URL.lastIndexOf('/') + 1);
+        String db = TestDatabase.URL.substring(base.length()).replaceFirst("\\?.*", "");
+        QueueException role = assertThrows(QueueException.class, () -> open(Map.of("user", "efferent_no_such_role")));
+        assertTrue(role.getMessage().endsWith(". Create the role: sudo -u postgres psql -c \"CREATE ROLE "
+                + "efferent_no_such_role LOGIN PASSWORD 'change-me'\" (then set EFFERENT_DB_PASSWORD), or set "
+                + "EFFERENT_DB_USER to a role that exists"), role.getMessage());
+        QueueException database = assertThrows(QueueException.class, () -> open(Map.of("url",
+                base + "efferent_no_such_db")));
+        assertTrue(database.getMessage().endsWith(". Create the database: sudo -u postgres createdb --owner "
+                + TestDatabase.USER + " efferent_no_such_db"), database.getMessage());
+
+        try (Connection c = TestDatabase.connect(); Statement st = c.createStatement()) {
+            st.execute("DROP ROLE IF EXISTS efferent_test_weak");
+            st.execute("CREATE ROLE efferent_test_weak LOGIN PASSWORD 'weak'");
+        }
+        try {
+            QueueException denied = assertThrows(QueueException.class, () -> open(Map.of("user", "efferent_test_weak",
+                    "password", "weak")));
+            assertTrue(denied.getMessage().endsWith(". Let efferent_test_weak create the queue's schema: sudo -u "
+                    + "postgres psql -c \"GRANT CREATE ON DATABASE " + db + " TO efferent_test_weak\", or make it the "
+                    + "database's owner (createdb --owner efferent_test_weak)"), denied.getMessage());
+        } finally {
+            try (Connection c = TestDatabase.connect(); Statement st = c.createStatement()) {
+                st.execute("DROP ROLE IF EXISTS efferent_test_weak");
+            }
+        }
+    }
+
+    @Test
     void badSettingsAreNamed() {
         assertEquals("queue.postgres.schema must be a lower-case SQL identifier (letters, digits, underscores), "
                 + "got 'Robert); DROP TABLE'", assertThrows(QueueException.class,
