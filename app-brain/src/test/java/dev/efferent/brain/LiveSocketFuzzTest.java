@@ -122,7 +122,11 @@ class LiveSocketFuzzTest extends BrainFixture {
                 c.send(frame);
             }
             if (tooLong) {
-                assertEquals(1009, c.closed.get(5, TimeUnit.SECONDS), "an over-long console message closes with 1009");
+                // The brain stops reading mid-frame and closes with 1009; while the client is still writing the
+                // rest, the kernel may answer with a reset that overtakes the close frame (-1, no code). Either way
+                // the connection is closed at once, which is what must hold.
+                int code = c.closed.get(5, TimeUnit.SECONDS);
+                assertTrue(code == 1009 || code == -1, "an over-long console message closes the link, got " + code);
                 continue;
             }
             assertTrue(!c.closed.isDone(), "the console closed (" + c.closed.getNow(null) + ")");
