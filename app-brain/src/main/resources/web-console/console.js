@@ -74,17 +74,17 @@
   }
 
   // Icons drawn here, not taken from the system's emoji font, which many machines lack.
-  const ICONS = {
+  const ICONS = new Map(Object.entries({
     '✅': '<svg viewBox="0 0 16 16" class="icon ok" aria-label="done"><circle cx="8" cy="8" r="8"/><path d="M4.5 8.3l2.3 2.3 4.7-4.9" fill="none" stroke="#fff" stroke-width="1.8" stroke-linecap="round" stroke-linejoin="round"/></svg>',
     '❌': '<svg viewBox="0 0 16 16" class="icon bad" aria-label="failed"><circle cx="8" cy="8" r="8"/><path d="M5.2 5.2l5.6 5.6M10.8 5.2l-5.6 5.6" stroke="#fff" stroke-width="1.8" stroke-linecap="round"/></svg>',
     '⏰': '<svg viewBox="0 0 16 16" class="icon time" aria-label="reminder"><circle cx="8" cy="8" r="7" fill="none" stroke="currentColor" stroke-width="1.6"/><path d="M8 4.5V8l2.5 1.5" fill="none" stroke="currentColor" stroke-width="1.6" stroke-linecap="round"/></svg>',
-  };
+  }));
   const FOLD_LINES = 20;
 
   // The text, its icons drawn, as the bubble's content; a long one shows its first lines and a "show all" button.
   function setText(div, text) {
     div.replaceChildren();
-    const lines = text.split('\n');
+    const lines = text.replace(/\n+$/, '').split('\n');
     const folded = lines.length > FOLD_LINES + 5;
     appendWithIcons(div, folded ? lines.slice(0, FOLD_LINES).join('\n') + '\n…' : text);
     if (folded) {
@@ -101,9 +101,9 @@
 
   function appendWithIcons(div, text) {
     for (const part of text.split(/(✅|❌|⏰)/u)) {
-      if (ICONS[part]) {
+      if (ICONS.has(part)) {
         const span = el('span', 'icon-wrap');
-        span.innerHTML = ICONS[part];
+        span.innerHTML = ICONS.get(part);
         div.append(span);
       } else if (part) {
         div.append(document.createTextNode(part));

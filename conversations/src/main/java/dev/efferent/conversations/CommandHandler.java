@@ -49,8 +49,9 @@ public final class CommandHandler {
             /read <path> — show a file
             /ls [path] — list a directory
             /result <id> — the whole output of a finished task
-            Files and commands stay inside each machine's allowed roots (tools.roots; your home unless set): paths
-            are relative to the first root, commands run in it, and under the sandbox they can write only there.""";
+            Files and commands stay inside each machine's allowed roots (tools.roots, --root; the directory it was
+            started in unless set): paths are relative to the first root, commands run in it, and under the sandbox
+            they can write only there.""";
 
     private final Router router;
     private final Assistant assistant;

@@ -29,6 +29,7 @@ final class Maintenance {
     private final Dispatch dispatch;
     private final WorkerProtocol workers;
     private Instant lastCleanup = Instant.EPOCH;
+    private Instant lastRemembered = Instant.EPOCH;
     /** A renewal failed because the queue did not answer: leases are renewed again before any is expired. */
     private boolean leasesBehind;
     /**
@@ -168,6 +169,12 @@ final class Maintenance {
     }
 
     private void forgetOfflineWorkers(Instant now) {
+        if (Duration.between(lastRemembered, now).compareTo(Duration.ofHours(1)) >= 0) {
+            // Kept fresh, so that after a crash (or at another brain) an online machine is not taken for a long-gone one.
+            lastRemembered = now;
+            state.sessions.values().stream().filter(s -> !s.local)
+                    .forEach(s -> state.known.remember(s.info(), List.copyOf(s.tools.values())));
+        }
         List<String> forgotten = state.forget(now, settings.forgetAfter());
         if (!forgotten.isEmpty()) {
             LOG.log(Level.INFO, "Forgot {0} offline {1} not heard from for {2}: {3}", forgotten.size(),

@@ -315,7 +315,11 @@ public final class Router implements AutoCloseable {
         for (KnownWorkers.Remembered r : remembered) {
             if (!state.sessions.containsKey(r.info().id())) {
                 state.offline.put(r.info().id(), r.info());
-                r.tools().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+                r.tools().forEach(d -> {
+                    if (state.knownTools.putIfAbsent(d.name(), d) == null) {
+                        state.rememberedTools.add(d.name());
+                    }
+                });
             }
         }
         if (!remembered.isEmpty()) {

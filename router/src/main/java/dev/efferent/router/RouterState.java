@@ -39,6 +39,8 @@ final class RouterState {
     Optional<LocalToolExecutor> localTools = Optional.empty();
     /** The workers seen, kept where the queue keeps its records. */
     final KnownWorkers known;
+    /** Tools known only from a remembered worker: the first live worker to offer one replaces its descriptor. */
+    final java.util.Set<String> rememberedTools = new java.util.HashSet<>();
 
     RouterState(KnownWorkers known) {
         this.known = known;

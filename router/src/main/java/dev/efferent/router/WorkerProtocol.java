@@ -134,9 +134,11 @@ final class WorkerProtocol {
         kept.forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
         // A tool nobody offers any more is not known any more (and a worker cannot grow the list without end).
         state.pruneKnownTools();
-        state.known.remember(s.info(), List.copyOf(s.tools.values()));
         List<String> added = kept.stream().map(ToolDescriptor::name).filter(n -> !before.contains(n)).toList();
         List<String> removed = before.stream().filter(n -> !s.tools.containsKey(n)).toList();
+        if (!added.isEmpty() || !removed.isEmpty()) {
+            state.known.remember(s.info(), List.copyOf(s.tools.values()));
+        }
         if (added.isEmpty() && removed.isEmpty()) {
             LOG.log(Level.DEBUG, "Worker {0} sent its tool list: unchanged", s.name);
         } else {
@@ -234,7 +236,7 @@ final class WorkerProtocol {
     }
 
     /** The compiled input schema of each tool; refused (INVALID_FIELD) if one cannot be compiled. */
-    private static Map<String, ParamsSchema> schemas(String frame, List<ToolDescriptor> tools) {
+    static Map<String, ParamsSchema> schemas(String frame, List<ToolDescriptor> tools) {
         Map<String, ParamsSchema> schemas = new HashMap<>();
         for (ToolDescriptor tool : tools) {
             try {
@@ -267,7 +269,14 @@ final class WorkerProtocol {
         cancelRegistrationTimer(c);
         state.sessions.put(s.id, s);
         state.offline.remove(s.id);
-        m.capabilities().forEach(d -> state.knownTools.putIfAbsent(d.name(), d));
+        // What a worker says now wins over what was remembered of it (or of another) before this start.
+        m.capabilities().forEach(d -> {
+            if (state.rememberedTools.remove(d.name())) {
+                state.knownTools.put(d.name(), d);
+            } else {
+                state.knownTools.putIfAbsent(d.name(), d);
+            }
+        });
         state.known.remember(s.info(), List.copyOf(s.tools.values()));
         long queued = queue.countQueued(s.id, s.toolNames());
         c.link.send(new WorkerAck(s.id, queued, settings.heartbeatInterval().toMillis(), c.maxFrameBytes()));

@@ -61,7 +61,9 @@ class AgentTurnsTest extends SystemFixture {
 
             page.locator("[data-testid=chat-input]").fill("what is in my notes?");
             page.locator("[data-testid=send]").click();
-            waitForText(page, ".msg.result.ok", "✅ read_file on laptop");
+            // The console draws the ✅ as an icon of its own.
+            waitForText(page, ".msg.result.ok", "read_file on laptop");
+            assertTrue(page.locator(".msg.result.ok svg.icon.ok").count() > 0, "the success drawn as an icon");
             waitForText(page, ".msg.bot", "Your notes say: buy milk");
 
             // The assistant asks for a hand: a banner with Done, and the turn goes on once it is pressed.

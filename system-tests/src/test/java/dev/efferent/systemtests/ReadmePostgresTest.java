@@ -23,8 +23,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The README's PostgreSQL walkthrough, run as written: its commands make the role and the database, and its brain
- * command starts a brain whose queue is there. Only the names differ (the role and database "efferent" get a name
+ * The README's PostgreSQL walkthrough, run as written: its commands make the role and the database, and the settings
+ * of its brain command start a brain whose queue is there (launched from the brain's module path, as
+ * {@code bin/efferent brain} launches it once built). Only the names differ (the role and database "efferent" get a name
  * of this run's, so that a database a developer keeps is never touched), and PGHOST/PGPORT point the commands at
  * the test's PostgreSQL, as a user would for one elsewhere.
  */
@@ -111,7 +112,7 @@ class ReadmePostgresTest extends SystemFixture {
                   user="$2"; shift 2
                   exec runuser -u "$user" -- "$@"
                 fi
-                exec /usr/bin/sudo -n "$@"
+                exec /usr/bin/sudo -n --preserve-env=PGHOST,PGPORT "$@"
                 """);
         Files.setPosixFilePermissions(sudo, PosixFilePermissions.fromString("rwxr-xr-x"));
     }

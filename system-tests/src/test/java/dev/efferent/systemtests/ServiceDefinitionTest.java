@@ -21,16 +21,24 @@ class ServiceDefinitionTest {
     Path home;
 
     private String efferent(String... args) throws Exception {
+        return efferent(0, args);
+    }
+
+    private String efferent(int exit, String... args) throws Exception {
         List<String> command = new ArrayList<>(List.of("bash", ROOT.resolve("bin/efferent").toString()));
         command.addAll(List.of(args));
-        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        Path err = home.resolve("stderr.txt");
+        ProcessBuilder pb = new ProcessBuilder(command).redirectError(err.toFile());
         pb.environment().put("HOME", home.toString());
         pb.environment().remove("XDG_CONFIG_HOME");
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-        assertEquals(0, p.exitValue(), out);
-        return out;
+        // Warnings (a brain unit run as root, settings the service will not see) go to standard error.
+        String warnings = Files.readString(err);
+        Files.delete(err);
+        assertEquals(exit, p.exitValue(), out + warnings);
+        return exit == 0 ? out : out + warnings;
     }
 
     @Test
@@ -48,6 +56,15 @@ class ServiceDefinitionTest {
         assertTrue(text.contains("\nWantedBy=default.target\n"), text);
         assertTrue(text.contains("\nWorkingDirectory=%h\n"), text);
         assertTrue(!text.contains("--install-service") && !text.contains("EFFERENT_WORKER_SECRET"), text);
+    }
+
+    @Test
+    void anOptionCannotAddDirectivesAndDollarsStayLiteral() throws Exception {
+        String refused = efferent(1, "worker", "--install-service", "--name", "laptop\nExecStartPre=/bin/sh -c evil");
+        assertTrue(refused.contains("an option holds a control character"), refused);
+        assertTrue(!Files.exists(home.resolve(".config/systemd/user/efferent-worker.service")), "nothing written");
+        String text = efferent("worker", "--print-service", "--deny", "run_shell if command~.*$HOME.*");
+        assertTrue(text.contains("\"run_shell if command~.*$$HOME.*\""), text);
     }
 
     @Test

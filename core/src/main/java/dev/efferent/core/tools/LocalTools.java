@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * Sets up this process's tools from configuration: every toolkit found, less those with
  * {@code tools.<name>.enabled: false}, each given {@code tools.<name>.*}, confined to {@code tools.roots}
- * (default: the user's home).
+ * (default: the working directory).
  */
 public final class LocalTools {
     private LocalTools() {
@@ -42,14 +42,10 @@ public final class LocalTools {
         return new LocalToolExecutor(catalog, roots);
     }
 
-    /**
-     * The allowed roots from {@code tools.roots}; {@code ~} stands for the user's home directory, which is also
-     * the one root when none is configured: one rule for a worker and for a brain on its own, whatever directory
-     * it was started in.
-     */
+    /** The allowed roots from {@code tools.roots}; {@code ~} stands for the user's home directory. */
     public static AllowedRoots roots(Config tools) {
         List<String> configured = new ConfigSettings(tools).list("roots");
-        List<Path> paths = (configured.isEmpty() ? List.of("~") : configured).stream()
+        List<Path> paths = (configured.isEmpty() ? List.of(".") : configured).stream()
                 .map(HomePath::expand)
                 .map(p -> Path.of(p).toAbsolutePath().normalize())
                 .toList();

@@ -40,10 +40,9 @@ class LocalToolsTest {
     }
 
     @Test
-    void rootsComeFromConfigurationAndDefaultToTheUsersHome() throws IOException {
+    void rootsComeFromConfigurationAndDefaultToTheWorkingDirectory() throws IOException {
         Config none = ConfigLoader.load(Optional.empty(), Map.of(), Map.of());
-        assertEquals(List.of(Path.of(System.getProperty("user.home")).toRealPath()),
-                LocalTools.roots(none.get("tools")).paths(), "the same rule wherever it was started");
+        assertEquals(List.of(Path.of("").toAbsolutePath().toRealPath()), LocalTools.roots(none.get("tools")).paths());
         Config two = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_TOOLS_ROOTS", dir + "," + dir.getParent()),
                 Map.of());
         assertEquals(List.of(dir.toRealPath(), dir.getParent().toRealPath()), LocalTools.roots(two.get("tools")).paths());

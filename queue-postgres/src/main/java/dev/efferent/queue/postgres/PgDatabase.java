@@ -62,18 +62,30 @@ final class PgDatabase implements AutoCloseable {
      * What to do about a failure that a user fixes in PostgreSQL (a missing role or database, a wrong password,
      * no right to create the queue's schema), as commands to run; empty for others.
      */
+    /** {@code name} if it can be pasted into the advice as it is (a plain lower-case name), else empty. */
+    private static String identifier(String name) {
+        return name != null && name.matches("[a-z_][a-z0-9_]{0,62}") ? name : "";
+    }
+
     static String advice(Throwable e, PgSettings settings) {
         String state = "";
+        String said = "";
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null) {
                 state = sql.getSQLState();
+                said = String.valueOf(sql.getMessage());
             }
         }
-        String user = settings.user();
+        String user = identifier(settings.user());
         String path = settings.url().replaceFirst("^jdbc:postgresql://[^/]*/?", "");
-        String db = path.contains("?") ? path.substring(0, path.indexOf('?')) : path;
+        String db = identifier(path.contains("?") ? path.substring(0, path.indexOf('?')) : path);
+        if (user.isEmpty() || db.isEmpty()) {
+            return "";
+        }
         return switch (state) {
-            case "28000" -> ". Create the role: sudo -u postgres psql -c \"CREATE ROLE " + user
+            // 28000 is also pg_hba.conf turning the connection away: that is not a missing role.
+            case "28000" -> !said.contains("does not exist") ? ". Check pg_hba.conf on the server: it does not let "
+                    + user + " connect from here" : ". Create the role: sudo -u postgres psql -c \"CREATE ROLE " + user
                     + " LOGIN PASSWORD 'change-me'\" (then set EFFERENT_DB_PASSWORD), or set EFFERENT_DB_USER to a "
                     + "role that exists";
             case "28P01" -> ". Check the password: db.password (EFFERENT_DB_PASSWORD)";
