@@ -9,6 +9,7 @@ module efferent.brain {
     requires efferent.conversations;
     requires efferent.agent;
     requires efferent.scheduler;
+    requires efferent.pairing;
     requires efferent.core;
     requires io.helidon.webserver;
     requires io.helidon.webserver.websocket;

@@ -250,7 +250,10 @@
     return e;
   }
 
+  let lastState = null;
+
   function renderState(state) {
+    lastState = state;
     $('mode').textContent = state.hands ? 'Brain and hands: tools run on your workers'
       : 'Single-machine mode: tools run in the brain';
     const tasks = $('tasks');
@@ -258,6 +261,11 @@
     for (const t of state.tasks) {
       const li = el('li');
       li.dataset.taskId = t.id;
+      li.tabIndex = 0;
+      li.setAttribute('role', 'button');
+      li.title = 'Open this task';
+      li.addEventListener('click', () => openTask(t.id));
+      li.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); openTask(t.id); } });
       li.dataset.status = t.status;
       const top = el('div', 'row');
       top.append(el('span', 'name', t.tool), el('span', 'sub grow', t.id), el('span', 'badge ' + t.status, t.status));
@@ -289,20 +297,166 @@
       li.dataset.online = String(w.online);
       const top = el('div', 'row');
       top.append(el('span', 'online-dot' + (w.online ? ' on' : '')), el('span', 'name grow', w.name),
-        el('span', 'badge ' + (w.online ? 'completed' : ''), w.online ? 'online' : 'offline'));
-      const sub = el('div', 'sub', w.online
-        ? `last heartbeat ${ago(w.lastHeartbeat)} ago · ${w.runningTasks}/${w.maxConcurrency} running · ${w.hostname}`
-        : `offline · last seen ${ago(w.lastHeartbeat)} ago`);
+        el('span', 'badge ' + (w.online ? 'completed' : ''), w.local ? 'this server' : w.online ? 'online' : 'offline'));
+      const sub = el('div', 'sub', w.local
+        ? `runs ${state.hands ? "the brain's own tools" : 'every tool (single-machine mode)'} · ${w.runningTasks} running`
+        : w.online
+          ? `last heartbeat ${ago(w.lastHeartbeat)} ago · ${w.runningTasks}/${w.maxConcurrency} running · ${w.hostname}`
+          : `offline · last seen ${ago(w.lastHeartbeat)} ago`);
       li.append(top, sub);
+      if (w.paired) {
+        // A machine that joined with a code has a token of its own, which can be taken back.
+        const revoke = el('button', 'link-button', 'Revoke');
+        revoke.dataset.testid = 'revoke';
+        revoke.title = 'Take back this machine\'s token and disconnect it';
+        revoke.addEventListener('click', () => {
+          if (window.confirm(`Revoke ${w.name}? It is disconnected at once and must pair again to come back.`)) {
+            say('/workers revoke ' + w.name);
+          }
+        });
+        top.append(revoke);
+      }
       workers.append(li);
     }
-    const online = state.workers.filter((w) => w.online).length;
-    $('worker-count').textContent = state.workers.length ? `${online} of ${state.workers.length} online` : '';
-    $('workers-empty').hidden = state.workers.length > 0;
+    const machines = state.workers.filter((w) => !w.local);
+    const online = machines.filter((w) => w.online).length;
+    $('worker-count').textContent = machines.length ? `${online} of ${machines.length} online` : '';
+    $('workers-empty').hidden = machines.length > 0;
     $('workers-empty').textContent = state.hands
-      ? 'No worker has connected yet. Run bin/efferent worker --brain-url ws://<this brain>:18789 on a machine.'
-      : 'This brain runs every tool itself; workers join when hands are enabled.';
+      ? 'No other machine has joined yet. Press "Pair a machine" for a one-time code and the command to run on it.'
+      : 'This brain runs every tool itself; machines join when hands are enabled (--hands).';
+    $('pair').hidden = !state.hands;
   }
+
+  $('pair').addEventListener('click', () => say('/pair'));
+
+  // The task view: one task's output (searchable), progress, attempts, machine and times; refreshed every second
+  // while it runs. Cancel and "Run again" go through the chat, so what they did shows there too.
+  const FINISHED = ['completed', 'failed', 'cancelled'];
+  let viewing = null;
+  let viewed = null;
+  let viewTimer = null;
+
+  function openTask(id) {
+    viewing = id;
+    viewed = null;
+    $('tv-search').value = '';
+    $('task-view').hidden = false;
+    $('tv-title').textContent = 'Task';
+    $('tv-output').textContent = 'Loading…';
+    loadTask();
+  }
+
+  function closeTask() {
+    viewing = null;
+    clearTimeout(viewTimer);
+    $('task-view').hidden = true;
+  }
+
+  async function loadTask() {
+    clearTimeout(viewTimer);
+    const id = viewing;
+    if (!id) return;
+    const r = await fetch('/api/v1/tasks/' + encodeURIComponent(id), { headers: headers() }).catch(() => null);
+    if (viewing !== id) return;
+    if (!r || !r.ok) {
+      $('tv-output').textContent = r ? `This task cannot be shown (${r.status}).` : 'The brain cannot be reached; trying again.';
+      viewTimer = setTimeout(loadTask, 2000);
+      return;
+    }
+    viewed = await r.json();
+    renderTask(viewed);
+    if (!FINISHED.includes(viewed.status)) viewTimer = setTimeout(loadTask, 1000);
+  }
+
+  function when(iso) {
+    return iso ? new Date(iso).toLocaleString() : '—';
+  }
+
+  function span(ms) {
+    const s = Math.max(0, Math.round(ms / 1000));
+    return s < 60 ? s + ' s' : s < 3600 ? Math.floor(s / 60) + ' min ' + (s % 60) + ' s'
+      : Math.floor(s / 3600) + ' h ' + Math.floor((s % 3600) / 60) + ' min';
+  }
+
+  function renderTask(t) {
+    const finished = FINISHED.includes(t.status);
+    $('tv-title').textContent = t.tool;
+    $('tv-status').textContent = t.status;
+    $('tv-status').className = 'badge ' + t.status;
+    $('tv-id').textContent = t.id;
+    const took = finished && t.finishedAt ? span(Date.parse(t.finishedAt) - Date.parse(t.createdAt))
+      : span(Date.now() - Date.parse(t.createdAt)) + ' so far';
+    // The approval's last word, as the task list has it.
+    const listed = lastState ? lastState.tasks.find((x) => x.id === t.id) : null;
+    const approval = listed && listed.approval ? listed.approval : null;
+    const facts = [
+      ['Machine', t.runningOn || (t.worker ? t.worker + ' (asked for)' : 'whichever has the tool')],
+      ['Attempt', `${t.attempt} of ${t.maxAttempts}`],
+      ['Queued', when(t.createdAt)],
+      [finished ? 'Finished' : 'Updated', when(finished ? t.finishedAt : t.updatedAt)],
+      [finished ? 'Took' : 'Age', took],
+      ['Timeout', span(t.timeoutMs)],
+      ['Priority', String(t.priority)],
+      ['From', t.requester || '—'],
+    ];
+    if (t.waiting) facts.push(['Waiting', t.waiting]);
+    if (approval) facts.push(['Approval', approval]);
+    const dl = $('tv-facts');
+    dl.replaceChildren();
+    for (const [k, v] of facts) dl.append(el('dt', '', k), el('dd', '', v));
+    const running = t.status === 'running' || t.status === 'claimed';
+    const p = t.progress || null;
+    $('tv-bar').hidden = !running;
+    $('tv-bar').className = 'bar' + (p && p.percent ? '' : ' busy');
+    $('tv-bar').firstElementChild.style.width = (p && p.percent ? p.percent : 0) + '%';
+    $('tv-progress').textContent = running ? [p && p.percent ? p.percent + '%' : '', p ? p.message : 'started']
+      .filter(Boolean).join(' · ') : '';
+    $('tv-params').textContent = JSON.stringify(t.params, null, 2);
+    $('tv-cancel').hidden = finished;
+    $('tv-retry').hidden = !finished;
+    renderOutput();
+  }
+
+  function renderOutput() {
+    const t = viewed;
+    if (!t) return;
+    const text = t.output !== undefined ? t.output : (t.error || (FINISHED.includes(t.status) ? '(no output)'
+      : 'The output appears when the task finishes; its latest line is above.'));
+    const query = $('tv-search').value.trim().toLowerCase();
+    const out = $('tv-output');
+    out.replaceChildren();
+    if (!query) {
+      out.textContent = text;
+      $('tv-matches').textContent = '';
+      return;
+    }
+    const lines = text.split('\n');
+    let shown = 0;
+    for (const line of lines) {
+      const lower = line.toLowerCase();
+      if (!lower.includes(query)) continue;
+      let at = 0;
+      for (let i = lower.indexOf(query); i >= 0; i = lower.indexOf(query, at)) {
+        out.append(document.createTextNode(line.slice(at, i)), el('mark', '', line.slice(i, i + query.length)));
+        at = i + query.length;
+      }
+      out.append(document.createTextNode(line.slice(at) + '\n'));
+      shown++;
+    }
+    $('tv-matches').textContent = `${shown} of ${lines.length} lines`;
+  }
+
+  $('tv-search').addEventListener('input', renderOutput);
+  $('tv-close').addEventListener('click', closeTask);
+  $('task-view').addEventListener('click', (e) => { if (e.target === $('task-view')) closeTask(); });
+  document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && viewing) closeTask(); });
+  $('tv-cancel').addEventListener('click', () => { if (viewing) { say('/cancel ' + viewing); setTimeout(loadTask, 300); } });
+  $('tv-retry').addEventListener('click', () => {
+    if (!viewed) return;
+    say('/run ' + viewed.tool + ' ' + JSON.stringify(viewed.params || {}));
+    closeTask();
+  });
 
   $('composer').addEventListener('submit', (e) => {
     e.preventDefault();

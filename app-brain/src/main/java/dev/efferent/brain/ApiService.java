@@ -9,6 +9,7 @@ import dev.efferent.approvals.Approvals;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.conversations.ChatService;
+import dev.efferent.pairing.Pairing;
 import dev.efferent.conversations.ConversationEntry;
 import dev.efferent.conversations.Wording;
 import dev.efferent.queue.QueueException;
@@ -67,9 +68,10 @@ final class ApiService implements HttpService {
     private final ChatService chat;
     private final Approvals approvals;
     private final ScheduleApi schedules;
+    private final PairingApi pairing;
 
-    ApiService(Router router, ChatService chat, Approvals approvals, Scheduler scheduler, BearerToken token,
-               ObjectMapper json) {
+    ApiService(Router router, ChatService chat, Approvals approvals, Scheduler scheduler, Pairing pairing,
+               BearerToken token, ObjectMapper json) {
         this.router = router;
         this.chat = chat;
         this.approvals = approvals;
@@ -77,6 +79,7 @@ final class ApiService implements HttpService {
         this.json = json;
         this.views = new Views(json);
         this.schedules = new ScheduleApi(scheduler, json, views);
+        this.pairing = new PairingApi(pairing, json, views);
     }
 
     @Override
@@ -97,7 +100,10 @@ final class ApiService implements HttpService {
                 .get("/schedules", guarded(answered(schedules::list)))
                 .post("/schedules", guarded(answered(schedules::create)))
                 .get("/schedules/{id}", guarded(answered(schedules::get)))
-                .delete("/schedules/{id}", guarded(answered(schedules::delete)));
+                .delete("/schedules/{id}", guarded(answered(schedules::delete)))
+                .post("/pairing-codes", guarded(answered(pairing::newCode)))
+                .get("/worker-tokens", guarded(answered(pairing::list)))
+                .delete("/worker-tokens/{name}", guarded(answered(pairing::revoke)));
     }
 
     /** A store that cannot be reached (PostgreSQL down) answers 503 at once with the reason. */
@@ -112,9 +118,9 @@ final class ApiService implements HttpService {
         };
     }
 
-    private io.helidon.webserver.http.Handler answered(Function<ServerRequest, ScheduleApi.Answer> resource) {
+    private io.helidon.webserver.http.Handler answered(Function<ServerRequest, Answer> resource) {
         return (req, res) -> {
-            ScheduleApi.Answer a = resource.apply(req);
+            Answer a = resource.apply(req);
             send(res, a.status(), a.body());
         };
     }

@@ -10,6 +10,7 @@ import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.brain.mcp.McpFeature;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.conversations.ChatService;
+import dev.efferent.pairing.Pairing;
 import dev.efferent.conversations.ConversationStore;
 import dev.efferent.conversations.MemoryConversationStore;
 import dev.efferent.conversations.RecordedConversationStore;
@@ -63,10 +64,13 @@ final class Brain implements AutoCloseable {
     private final Scheduler scheduler;
     private final Automations automations;
     private final ChatService chat;
+    private final Pairing pairing;
     private final WebServer server;
 
     private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Approvals approvals,
-                  Agent agent, Scheduler scheduler, Automations automations, ChatService chat, WebServer server) {
+                  Agent agent, Scheduler scheduler, Automations automations, ChatService chat, Pairing pairing,
+                  WebServer server) {
+        this.pairing = pairing;
         this.scheduler = scheduler;
         this.automations = automations;
         this.approvals = approvals;
@@ -92,6 +96,7 @@ final class Brain implements AutoCloseable {
         Scheduler scheduler = null;
         Automations automations = null;
         ChatService chat = null;
+        Pairing pairing = null;
         try {
             PluginLayers plugins = PluginLayers.fromConfig(config);
             tools = LocalTools.open(config, plugins);
@@ -114,8 +119,13 @@ final class Brain implements AutoCloseable {
             scheduler = new Scheduler(router, records, SchedulerSettings.from(new ConfigSettings(config.get("scheduler"))),
                     Clock.systemUTC());
             automations = new Automations(router, records, Clock.systemUTC());
+            // Paired machines are kept with the tasks if they outlive the process, else in the state directory:
+            // a machine paired to a brain whose queue is in memory still gets in after a restart.
+            java.util.concurrent.atomic.AtomicInteger port = new java.util.concurrent.atomic.AtomicInteger(settings.port());
+            pairing = Pairing.open(router, queue.records(), settings.stateDir().resolve("paired-workers.json"),
+                    () -> workerUrl(settings, port.get()), Clock.systemUTC());
             agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
-                    records, Clock.systemUTC(), List.of(scheduler, automations));
+                    records, Clock.systemUTC(), List.of(scheduler, automations, pairing));
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
             chat = new ChatService(router, agent, store,
@@ -125,8 +135,9 @@ final class Brain implements AutoCloseable {
             // The brain's one JSON mapper: the REST API, the console and its sockets.
             ObjectMapper json = new ObjectMapper();
             Approvals held = approvals;
+            Pairing paired = pairing;
             ConsoleChannel console = new ConsoleChannel(router, c -> conversations.history(c, HISTORY), json,
-                    id -> held.lastWord(id));
+                    id -> held.lastWord(id), paired::paired);
             chat.add(console);
             // REST conversations are read through the API; the channel is there so that they count as reachable.
             chat.add(new ApiChannel());
@@ -136,7 +147,8 @@ final class Brain implements AutoCloseable {
             }
             chat.start();
             WebServer server = server(settings, routing, router, metrics, codec, console, chat, approvals, scheduler,
-                    json);
+                    pairing, json);
+            port.set(server.port());
             LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                     String.valueOf(server.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
                             : "single-machine mode: tools run in this process",
@@ -145,7 +157,12 @@ final class Brain implements AutoCloseable {
             settings.generatedTokenFile().ifPresent(file -> LOG.log(Level.INFO, "API token: kept in {0}, readable "
                     + "only by this user; the web console at http://{1}:{2}/ asks for it (cat {0}), the terminal chat "
                     + "reads it by itself", file, consoleHost(settings.host()), String.valueOf(server.port())));
-            return new Brain(queue, tools, router, metrics, approvals, agent, scheduler, automations, chat, server);
+            if (routing.handsEnabled() && settings.workerSecret().isEmpty()) {
+                LOG.log(Level.INFO, "No worker.secret: machines join by pairing (bin/efferent pair, or /pair in the "
+                        + "chat), each with a token of its own");
+            }
+            return new Brain(queue, tools, router, metrics, approvals, agent, scheduler, automations, chat, pairing,
+                    server);
         } catch (RuntimeException e) {
             if (chat != null) {
                 chat.close();
@@ -158,6 +175,9 @@ final class Brain implements AutoCloseable {
             }
             if (agent != null) {
                 agent.close();
+            }
+            if (pairing != null) {
+                pairing.close();
             }
             if (approvals != null) {
                 approvals.close();
@@ -178,15 +198,17 @@ final class Brain implements AutoCloseable {
 
     private static WebServer server(BrainSettings settings, RouterSettings routing, Router router,
                                     BrainMetrics metrics, ProtocolCodec codec, ConsoleChannel console,
-                                    ChatService chat, Approvals approvals, Scheduler scheduler, ObjectMapper json) {
+                                    ChatService chat, Approvals approvals, Scheduler scheduler, Pairing pairing,
+                                    ObjectMapper json) {
         BearerToken apiToken = new BearerToken(settings.apiToken());
-        BearerToken workerSecret = new BearerToken(settings.workerSecret());
+        WorkerCredentials workers = new WorkerCredentials(settings.workerSecret(), Optional.of(pairing));
         Views views = new Views(json);
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
         // In order: the console's "/" takes whatever the others leave.
-        List<BrainFeature> features = List.of(new ApiFeature(router, chat, approvals, scheduler, apiToken, json),
+        List<BrainFeature> features = List.of(new ApiFeature(router, chat, approvals, scheduler, pairing, apiToken,
+                        json),
                 new McpFeature(router, approvals, apiToken, json, version()),
-                new WorkerSocketFeature(router, workerSecret, codec, guard, views, routing.handsEnabled()),
+                new WorkerSocketFeature(router, workers, codec, guard, views, routing.handsEnabled()),
                 new ConsoleFeature(console, apiToken, guard, views));
         var builder = WebServer.builder()
                 .host(settings.host())
@@ -225,6 +247,25 @@ final class Brain implements AutoCloseable {
                 .rawVersion().orElse("dev");
     }
 
+    /**
+     * How another machine reaches this brain's worker socket, for the command printed with a pairing code:
+     * {@code brain.public-url} if set, else this machine's name when listening on every interface.
+     */
+    static String workerUrl(BrainSettings settings, int port) {
+        if (settings.publicUrl().isPresent()) {
+            return settings.publicUrl().get().replaceFirst("^(?i)http", "ws").replaceAll("/+$", "");
+        }
+        String host = settings.host();
+        if (host.equals("0.0.0.0") || host.equals("::")) {
+            try {
+                host = java.net.InetAddress.getLocalHost().getHostName();
+            } catch (java.net.UnknownHostException e) {
+                host = "<this-brain's-address>";
+            }
+        }
+        return "ws://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + port;
+    }
+
     private static String consoleHost(String host) {
         return host.equals("0.0.0.0") || host.equals("::") ? "127.0.0.1" : host.contains(":") ? "[" + host + "]" : host;
     }
@@ -249,6 +290,7 @@ final class Brain implements AutoCloseable {
         automations.close();
         chat.close();
         agent.close();
+        pairing.close();
         approvals.close();
         router.close();
         server.stop();

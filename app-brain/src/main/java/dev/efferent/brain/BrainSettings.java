@@ -17,7 +17,8 @@ import java.util.Optional;
  *
  * @param host          {@code server.host}: the address to listen on (default 127.0.0.1)
  * @param port          {@code server.port}: the port (default 18789; 0 picks a free one)
- * @param workerSecret  {@code worker.secret}: what workers send as {@code Authorization: Bearer …}
+ * @param workerSecret  {@code worker.secret}: what workers and scripts may send as {@code Authorization: Bearer …};
+ *                      without it, machines join by pairing only
  * @param apiToken      {@code api.token} (or {@code api.token-file}): what REST clients send as
  *                      {@code Authorization: Bearer …}; made once and kept under {@code brain.state-dir} if not set
  * @param generatedTokenFile where the made token is kept, when it was not configured
@@ -25,10 +26,13 @@ import java.util.Optional;
  * @param allowedHosts  {@code server.allowed-hosts}: names besides loopback and IP addresses that requests may
  *                      carry in {@code Host} ({@code *} for any), e.g. the VPS's DNS name
  * @param allowedOrigins {@code server.allowed-origins}: web origins besides the brain's own that may call it
+ * @param stateDir      {@code brain.state-dir}: what the brain keeps for itself (default ~/.efferent/brain)
+ * @param publicUrl     {@code brain.public-url}: how other machines reach this brain, for the command printed
+ *                      with a pairing code
  */
 record BrainSettings(String host, int port, Optional<String> workerSecret, Optional<String> apiToken,
                      int maxFrameBytes, List<String> allowedHosts, List<String> allowedOrigins,
-                     Optional<Path> generatedTokenFile) {
+                     Optional<Path> generatedTokenFile, Path stateDir, Optional<String> publicUrl) {
     /** Where a brain keeps what it makes for itself, such as its API token. */
     static final String DEFAULT_STATE_DIR = "~/.efferent/brain";
     static final int DEFAULT_PORT = 18789;
@@ -45,18 +49,23 @@ record BrainSettings(String host, int port, Optional<String> workerSecret, Optio
         if (maxFrame < 1024) {
             throw new ConfigException("protocol.max-frame-bytes must be at least 1024, got " + maxFrame);
         }
-        if (handsEnabled && secret.isEmpty()) {
-            throw new ConfigException("hands.enabled is true but worker.secret is not set: set EFFERENT_WORKER_SECRET "
-                    + "(or pass --secret-file FILE) to a long random value, and give workers the same one");
+        // Without worker.secret, machines join by pairing only (bin/efferent pair): each gets a token of its own.
+        if (!isLoopback(host) && token.isEmpty()) {
+            throw new ConfigException("refusing to listen on " + host + " without api.token (EFFERENT_API_TOKEN) "
+                    + "set: anyone who can reach the port could run commands on your machines. Set it, or keep "
+                    + "server.host at 127.0.0.1");
         }
-        if (!isLoopback(host) && (token.isEmpty() || (handsEnabled && secret.isEmpty()))) {
-            throw new ConfigException("refusing to listen on " + host + " without api.token (EFFERENT_API_TOKEN)"
-                    + (handsEnabled ? " and worker.secret (EFFERENT_WORKER_SECRET)" : "") + " set: anyone who can "
-                    + "reach the port could run commands on your machines. Set them, or keep server.host at 127.0.0.1");
-        }
+        Path stateDir = HomePath.of(config.get("brain.state-dir").asString().orElse(DEFAULT_STATE_DIR));
+        Optional<String> publicUrl = nonBlank(config, "brain.public-url").map(String::strip);
+        publicUrl.ifPresent(url -> {
+            if (!url.matches("(?i)(wss?|https?)://[^/\\s]+(/\\S*)?")) {
+                throw new ConfigException("brain.public-url must look like wss://brain.example.com or "
+                        + "ws://203.0.113.5:18789 (how machines reach this brain), got '" + url + "'");
+            }
+        });
         Optional<Path> generated = Optional.empty();
         if (token.isEmpty()) {
-            Path file = HomePath.of(config.get("brain.state-dir").asString().orElse(DEFAULT_STATE_DIR)).resolve("api-token");
+            Path file = stateDir.resolve("api-token");
             token = Optional.of(GeneratedToken.loadOrCreate(file));
             generated = Optional.of(file);
         }
@@ -72,7 +81,7 @@ record BrainSettings(String host, int port, Optional<String> workerSecret, Optio
             // Listening on a named interface: that name is how people reach the brain.
             hosts = java.util.stream.Stream.concat(hosts.stream(), java.util.stream.Stream.of(host)).toList();
         }
-        return new BrainSettings(host, port, secret, token, maxFrame, hosts, origins, generated);
+        return new BrainSettings(host, port, secret, token, maxFrame, hosts, origins, generated, stateDir, publicUrl);
     }
 
     private static List<String> list(Config config, String key) {

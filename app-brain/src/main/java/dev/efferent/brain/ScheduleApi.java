@@ -20,10 +20,6 @@ final class ScheduleApi {
     /** The conversation of schedules made through the API without one. */
     static final String DEFAULT_CONVERSATION = "api:schedules";
 
-    /** What to answer: a status and a body. */
-    record Answer(Status status, JsonNode body) {
-    }
-
     private final Scheduler scheduler;
     private final ObjectMapper json;
     private final Views views;

@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One worker's WebSocket at {@code /ws/worker}: the secret is checked on the upgrade (a refused upgrade falls
+ * One worker's WebSocket at {@code /ws/worker}: the secret or a paired machine's token is checked on the upgrade (a refused upgrade falls
  * through to the HTTP route, which answers 401), then frames go to the router and messages come back.
  */
 final class WorkerEndpoint implements WsListener {
@@ -36,7 +36,9 @@ final class WorkerEndpoint implements WsListener {
     private static final int MAX_SKIPPED = 4;
 
     private final Router router;
-    private final BearerToken secret;
+    private final WorkerCredentials credentials;
+    /** Set on the upgrade: the worker id the credential was paired to, if it is a paired machine's token. */
+    private volatile Optional<String> pairedId = Optional.empty();
     private final ProtocolCodec codec;
     private final StringBuilder partial = new StringBuilder();
     /** Characters of the message in fragments so far. */
@@ -49,10 +51,10 @@ final class WorkerEndpoint implements WsListener {
     private volatile SessionLink link;
     private final RequestGuard guard;
 
-    WorkerEndpoint(Router router, BearerToken secret, ProtocolCodec codec, RequestGuard guard) {
+    WorkerEndpoint(Router router, WorkerCredentials credentials, ProtocolCodec codec, RequestGuard guard) {
         this.guard = guard;
         this.router = router;
-        this.secret = secret;
+        this.credentials = credentials;
         this.codec = codec;
     }
 
@@ -62,17 +64,19 @@ final class WorkerEndpoint implements WsListener {
         if (refusal.isPresent()) {
             throw new WsUpgradeException(refusal.get());
         }
-        if (!secret.accepts(headers)) {
+        Optional<WorkerCredentials.Admitted> admitted = credentials.check(headers);
+        if (admitted.isEmpty()) {
             // Logged by the HTTP route it falls through to, which knows the peer.
-            throw new WsUpgradeException("missing or wrong worker secret");
+            throw new WsUpgradeException("missing or wrong worker secret or token");
         }
+        pairedId = admitted.get().pairedId();
         return Optional.empty();
     }
 
     @Override
     public void onOpen(WsSession session) {
         link = new SessionLink(session, codec, Peers.of(session));
-        connection = router.connect(link);
+        connection = router.connect(link, pairedId);
     }
 
     @Override

@@ -10,22 +10,22 @@ import io.helidon.webserver.websocket.WsRouting;
 import java.util.List;
 
 /**
- * Workers' way in: {@code /ws/worker}, with the worker secret checked on the upgrade. An upgrade refused, or a plain
+ * Workers' way in: {@code /ws/worker}, with the worker secret or a paired machine's token checked on the upgrade. An upgrade refused, or a plain
  * request, reaches the HTTP route instead, which answers 401 (or 404 on a brain without hands) and logs it.
  */
 public final class WorkerSocketFeature implements BrainFeature {
     static final String PATH = "/ws/worker";
     private final Router router;
-    private final BearerToken secret;
+    private final WorkerCredentials credentials;
     private final ProtocolCodec codec;
     private final RequestGuard guard;
     private final Views views;
     private final boolean hands;
 
-    WorkerSocketFeature(Router router, BearerToken secret, ProtocolCodec codec, RequestGuard guard, Views views,
+    WorkerSocketFeature(Router router, WorkerCredentials credentials, ProtocolCodec codec, RequestGuard guard, Views views,
                         boolean hands) {
         this.router = router;
-        this.secret = secret;
+        this.credentials = credentials;
         this.codec = codec;
         this.guard = guard;
         this.views = views;
@@ -38,25 +38,27 @@ public final class WorkerSocketFeature implements BrainFeature {
      */
     public static WorkerSocketFeature standalone(Router router, String workerSecret, ProtocolCodec codec) {
         Views views = new Views(new com.fasterxml.jackson.databind.ObjectMapper());
-        return new WorkerSocketFeature(router, new BearerToken(java.util.Optional.of(workerSecret)), codec,
+        return new WorkerSocketFeature(router, new WorkerCredentials(java.util.Optional.of(workerSecret),
+                java.util.Optional.empty()), codec,
                 new RequestGuard(List.of(), List.of(), new BearerToken(java.util.Optional.of(workerSecret)), views), views, true);
     }
 
     @Override
     public void http(HttpRouting.Builder routing) {
         routing.get(PATH, (req, res) -> {
-            if (hands && secret.accepts(req.headers())) {
+            if (hands && credentials.accepts(req.headers())) {
                 // The right secret, but no WebSocket: a proxy that drops the upgrade, or a worker asking why.
                 res.status(Status.create(426, "Upgrade Required")).header(HeaderValues.CONTENT_TYPE_JSON)
-                        .send(views.error(426, "the worker secret is right, but this is not a WebSocket upgrade: "
+                        .send(views.error(426, "the worker secret or token is right, but this is not a WebSocket upgrade: "
                                 + "check that a proxy in between passes 'Upgrade: websocket' on").toString());
                 return;
             }
             Status status = hands ? Status.UNAUTHORIZED_401 : Status.NOT_FOUND_404;
             guard.refusals().warn("Refused a worker connection from {0}: {1}", Peers.of(req),
-                    hands ? "missing or wrong worker secret" : "hands are not enabled");
+                    hands ? "missing, wrong or revoked worker secret or token" : "hands are not enabled");
             String message = hands
-                    ? "a worker must open a WebSocket here with 'Authorization: Bearer <worker.secret>'"
+                    ? "a worker must open a WebSocket here with 'Authorization: Bearer <worker.secret>' or the token it "
+                    + "got by pairing (a revoked token is refused: pair again with bin/efferent pair)"
                     : "this brain runs in single-machine mode (hands.enabled=false); workers cannot connect";
             res.status(status).header(HeaderValues.CONTENT_TYPE_JSON)
                     .send(views.error(status.code(), message).toString());
@@ -66,7 +68,7 @@ public final class WorkerSocketFeature implements BrainFeature {
     @Override
     public void sockets(WsRouting.Builder routing) {
         if (hands) {
-            routing.endpoint(PATH, () -> new WorkerEndpoint(router, secret, codec, guard));
+            routing.endpoint(PATH, () -> new WorkerEndpoint(router, credentials, codec, guard));
         }
     }
 }

@@ -67,16 +67,20 @@ class BrainSettingsTest {
         ConfigException e = assertThrows(ConfigException.class,
                 () -> BrainSettings.from(config(Map.of("server.host", "0.0.0.0", "worker.secret", "s")), true));
         assertTrue(e.getMessage().startsWith("refusing to listen on 0.0.0.0 without api.token (EFFERENT_API_TOKEN) "
-                + "and worker.secret (EFFERENT_WORKER_SECRET) set"), e.getMessage());
+                + "set"), e.getMessage());
         BrainSettings ok = BrainSettings.from(config(Map.of("server.host", "0.0.0.0", "worker.secret", "s",
                 "api.token", "t")), true);
         assertEquals("0.0.0.0", ok.host());
     }
 
     @Test
-    void handsNeedAWorkerSecret() {
-        ConfigException e = assertThrows(ConfigException.class, () -> BrainSettings.from(config(Map.of()), true));
-        assertTrue(e.getMessage().startsWith("hands.enabled is true but worker.secret is not set"), e.getMessage());
+    void handsWithoutASecretTakePairedMachinesOnly() {
+        BrainSettings s = BrainSettings.from(config(Map.of("api.token", "t")), true);
+        assertTrue(s.workerSecret().isEmpty());
+        assertEquals("brain.public-url must look like wss://brain.example.com or ws://203.0.113.5:18789 (how machines "
+                + "reach this brain), got 'brain.example.com'", assertThrows(ConfigException.class,
+                () -> BrainSettings.from(config(Map.of("api.token", "t", "brain.public-url", "brain.example.com")),
+                        true)).getMessage());
     }
 
     @Test

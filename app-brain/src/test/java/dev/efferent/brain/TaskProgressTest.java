@@ -17,7 +17,9 @@ class TaskProgressTest extends BrainFixture {
         String id = submit("{\"tool\":\"run_shell\",\"params\":{\"command\":"
                 + "\"for i in 1 2 3 4 5 6 7 8; do echo line $i; sleep 0.5; done\"}}").path("id").asText();
 
-        JsonNode running = awaitTask(id, 30, t -> t.path("progress").path("message").asText().startsWith("line "));
+        // A command's progress: how many lines so far, how long it has run, and its latest line.
+        JsonNode running = awaitTask(id, 30, t -> t.path("progress").path("message").asText()
+                .matches("\\d+ lines?, \\d+ s: line .*"));
         assertEquals("running", running.path("status").asText());
         assertTrue(running.path("progress").has("percent") && running.path("progress").has("at"), running.toString());
         JsonNode listed = call("GET", "/api/v1/tasks?status=running", null, 200);

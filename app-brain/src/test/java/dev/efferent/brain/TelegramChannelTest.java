@@ -172,7 +172,7 @@ class TelegramChannelTest extends BrainFixture {
         update(3, 666, "stranger", "hello again");
 
         awaitSent(42, "Running run_shell on brain (");
-        awaitSent(42, "[🔄 0%] step");
+        awaitSent(42, "[🔄] 1 line, ");
         awaitSent(42, "[✅ Complete] run_shell (");
         String result = textsTo(42).stream().filter(t -> t.startsWith("[✅ Complete]")).findFirst().orElseThrow();
         assertTrue(result.contains("step3\nhi"), result);

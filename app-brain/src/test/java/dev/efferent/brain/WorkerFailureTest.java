@@ -65,8 +65,8 @@ class WorkerFailureTest extends BrainFixture {
         }
         // One line for both (rate-limited), naming where the attempt came from.
         assertEquals(1, logged.size(), logged.toString());
-        assertTrue(logged.getFirst().matches("Refused a worker connection from 127\\.0\\.0\\.1:\\d+: missing or wrong "
-                + "worker secret"), logged.toString());
+        assertTrue(logged.getFirst().matches("Refused a worker connection from 127\\.0\\.0\\.1:\\d+: missing, wrong or "
+                + "revoked worker secret or token"), logged.toString());
         assertEquals(401, request("GET", "/ws/worker", null, null).statusCode());
         assertEquals(426, request("GET", "/ws/worker", null, SECRET).statusCode(), "the right secret, no upgrade");
         Process bad = startWorker("intruder", dir.resolve("intruder"), Map.of("EFFERENT_WORKER_SECRET", "nope"),

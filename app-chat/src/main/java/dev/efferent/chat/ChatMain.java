@@ -3,15 +3,12 @@ package dev.efferent.chat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,14 +50,13 @@ public final class ChatMain {
         URI base = URI.create(brain.replaceAll("/+$", ""));
         // A brain on this machine without a configured token keeps the one it made here; it is sent to this
         // machine's brain only, never to one elsewhere.
-        Path made = Path.of(System.getProperty("user.home"), ".efferent", "brain", "api-token");
-        if (token.isEmpty() && isLoopback(base) && Files.isReadable(made)) {
-            token = tokenFile(made.toString());
-        }
+        token = madeToken(base, token);
         String scheme = "https".equals(base.getScheme()) || "wss".equals(base.getScheme()) ? "wss" : "ws";
         URI socket = URI.create(scheme + "://" + base.getAuthority() + "/ws/console?conversation=" + conversation());
         PrintStream out = System.out;
         CompletableFuture<Void> closed = new CompletableFuture<>();
+        ChatScreen screen = ChatScreen.open(out, Path.of(System.getProperty("user.home"), ".efferent",
+                "chat-history"));
         WebSocket ws;
         try {
             WebSocket.Builder builder = HttpClient.newHttpClient().newWebSocketBuilder()
@@ -68,7 +64,7 @@ public final class ChatMain {
             if (!token.isEmpty()) {
                 builder.header("Authorization", "Bearer " + token);
             }
-            ws = builder.buildAsync(socket, new Printer(out, closed)).join();
+            ws = builder.buildAsync(socket, new Printer(screen, closed)).join();
         } catch (CompletionException e) {
             if (e.getCause() instanceof WebSocketHandshakeException h && h.getResponse().statusCode() == 401) {
                 fail(1, "the brain at " + base + " refused the API token: set EFFERENT_API_TOKEN or pass --token-file");
@@ -77,17 +73,29 @@ public final class ChatMain {
                     + ". Is it running (bin/efferent brain)? Another address: --brain-url");
             return;
         }
-        out.println("Connected to " + base + ". Type /help for the commands; Ctrl-D to quit.");
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null && !closed.isDone()) {
-            if (!line.isBlank()) {
-                ws.sendText(JSON.createObjectNode().put("type", "say").put("text", line.strip()).toString(), true).join();
+        screen.println("Connected to " + base + ". Type /help for the commands; ↑ and ↓ for earlier lines; Ctrl-D to "
+                + "quit.");
+        try (screen) {
+            String line;
+            while ((line = screen.readLine()) != null && !closed.isDone()) {
+                if (!line.isBlank()) {
+                    ws.sendText(JSON.createObjectNode().put("type", "say").put("text", line.strip()).toString(), true)
+                            .join();
+                }
             }
+            // Input ended (a pipe, or Ctrl-D): give answers already on their way a moment, then leave.
+            Thread.sleep(Long.getLong("efferent.chat.linger-ms", 500));
         }
-        // Input ended (a pipe, or Ctrl-D): give answers already on their way a moment, then leave.
-        Thread.sleep(Long.getLong("efferent.chat.linger-ms", 500));
         ws.sendClose(WebSocket.NORMAL_CLOSURE, "bye");
+    }
+
+    /** {@code token}, or for a brain on this machine without one given, the token that brain made and kept here. */
+    static String madeToken(URI base, String token) {
+        Path made = Path.of(System.getProperty("user.home"), ".efferent", "brain", "api-token");
+        if (token.isEmpty() && isLoopback(base) && Files.isReadable(made)) {
+            return tokenFile(made.toString());
+        }
+        return token;
     }
 
     private static String conversation() throws IOException {
@@ -104,12 +112,12 @@ public final class ChatMain {
         return id;
     }
 
-    private static boolean isLoopback(URI uri) {
+    static boolean isLoopback(URI uri) {
         String host = uri.getHost() == null ? "" : uri.getHost().replaceAll("^\\[|]$", "");
         return host.equals("localhost") || host.matches("127(\\.\\d{1,3}){3}") || host.equals("::1");
     }
 
-    private static String tokenFile(String file) {
+    static String tokenFile(String file) {
         try {
             String token = Files.readString(Path.of(file)).strip();
             if (token.isEmpty()) {
@@ -134,19 +142,23 @@ public final class ChatMain {
     }
 
     private static void fail(int status, String message) {
-        System.err.println("efferent chat: " + message);
+        fail("chat", status, message);
+    }
+
+    static void fail(String command, int status, String message) {
+        System.err.println("efferent " + command + ": " + message);
         System.exit(status);
     }
 
     /** Prints the brain's messages; task lists are for the web console and are skipped. */
     private static final class Printer implements WebSocket.Listener {
-        private final PrintStream out;
+        private final ChatScreen out;
         private final CompletableFuture<Void> closed;
         private final StringBuilder partial = new StringBuilder();
         /** How much of each streamed reply is printed already. */
         private final java.util.Map<String, Integer> streamed = new java.util.HashMap<>();
 
-        Printer(PrintStream out, CompletableFuture<Void> closed) {
+        Printer(ChatScreen out, CompletableFuture<Void> closed) {
             this.out = out;
             this.closed = closed;
         }
@@ -180,13 +192,13 @@ public final class ChatMain {
             int printed = streamed.getOrDefault(id, 0);
             if (m.path("done").asBoolean()) {
                 // The last message has the whole text: print what the parts did not.
-                out.println(text.length() > printed ? text.substring(printed) : "");
+                out.partial(text.length() > printed ? text.substring(printed) : "");
+                out.endPartial();
                 streamed.remove(id);
             } else {
-                out.print(text);
+                out.partial(text);
                 streamed.put(id, printed + text.length());
             }
-            out.flush();
         }
 
         @Override

@@ -70,7 +70,8 @@ final class BrainSession implements WsListener {
      * Opens the WebSocket on a thread of its own, so that the caller's wait for the ack bounds the upgrade too.
      * A failure completes {@link #closed()} with a phrase naming the brain.
      */
-    void open(String secret, Duration connectTimeout, Duration readTimeout) {
+    void open(Credential credential, Duration connectTimeout, Duration readTimeout) {
+        String secret = credential.bearer();
         WsClient client = WsClient.builder()
                 .baseUri(brain.toString())
                 .addHeader(HeaderValues.create(HeaderNames.AUTHORIZATION, "Bearer " + secret))
@@ -87,16 +88,15 @@ final class BrainSession implements WsListener {
                 String message = e.getMessage() == null ? e.toString() : e.getMessage();
                 switch (upgradeStatus(secret)) {
                     case 401 -> {
-                        LOG.log(Level.ERROR, "The brain at {0} refused the worker secret (401 Unauthorized); set "
-                                + "EFFERENT_WORKER_SECRET or --secret-file to the brain''s worker.secret", brain);
-                        closed.complete(brain + " refused the worker secret");
+                        LOG.log(Level.ERROR, credential.refusal(brain));
+                        closed.complete("the brain at " + brain + " refused the worker " + (credential.paired() ? "token" : "secret"));
                     }
                     case 404 -> {
                         LOG.log(Level.ERROR, "The brain at {0} takes no workers (404): it runs in single-machine mode; "
                                 + "start it with --hands (hands.enabled: true)", brain);
                         closed.complete(brain + " takes no workers (hands are not enabled there)");
                     }
-                    case 426 -> closed.complete("the WebSocket upgrade at " + brain + " failed though the secret is "
+                    case 426 -> closed.complete("the WebSocket upgrade at " + brain + " failed though the credential is "
                             + "right: something in between (a proxy) does not pass WebSocket upgrades on (" + message + ")");
                     default -> closed.complete("the WebSocket upgrade at " + brain + " failed: " + message);
                 }

@@ -43,6 +43,7 @@ import java.util.concurrent.TimeoutException;
 final class Worker implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Worker.class.getName());
 
+    private final Credential credential;
     private final WorkerSettings settings;
     private final String workerId;
     private final ProtocolCodec codec;
@@ -61,13 +62,13 @@ final class Worker implements AutoCloseable {
     private volatile ScheduledFuture<?> heartbeat;
     private volatile boolean stopping;
 
-    Worker(WorkerSettings settings, String workerId, LocalToolExecutor executor, ProtocolCodec codec) {
-        this(settings, workerId, executor, codec, (tool, params) -> java.util.Optional.empty());
-    }
-
-    /** A worker whose own rules ({@code guard}) refuse some calls, whatever the brain allowed. */
-    Worker(WorkerSettings settings, String workerId, LocalToolExecutor executor, ProtocolCodec codec,
-           TaskRunner.Guard guard) {
+    /**
+     * A worker whose own rules ({@code guard}) refuse some calls, whatever the brain allowed; it gets in with
+     * {@code credential}.
+     */
+    Worker(WorkerSettings settings, String workerId, Credential credential, LocalToolExecutor executor,
+           ProtocolCodec codec, TaskRunner.Guard guard) {
+        this.credential = credential;
         this.settings = settings;
         this.workerId = workerId;
         this.executor = executor;
@@ -206,7 +207,7 @@ final class Worker implements AutoCloseable {
         LOG.log(Level.INFO, "Connecting to brain {0} as {1} ({2})", brain, settings.name(), workerId);
         Duration limit = settings.registerTimeout();
         // The read timeout bounds the upgrade, and ends the reader of a link the watch gave up.
-        session.open(settings.secret(), limit,
+        session.open(credential, limit,
                 settings.brainTimeout().compareTo(limit) > 0 ? settings.brainTimeout() : limit);
         try {
             boolean timedOut = false;

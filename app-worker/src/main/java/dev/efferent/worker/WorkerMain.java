@@ -32,6 +32,8 @@ public final class WorkerMain {
 
             Options:
               --brain-url URL            a brain to connect to; repeat for several brains (failover)
+              --pair CODE                join with a one-time code from the brain (bin/efferent pair, or /pair);
+                                         the token it gets is kept in the state directory for next time
               --secret-file FILE         a file holding the brain's worker secret (or set EFFERENT_WORKER_SECRET)
               --name NAME                the name users see (default: this host's name)
               --root DIR                 a directory tools may touch; repeat for several (default: .)
@@ -46,7 +48,7 @@ public final class WorkerMain {
               --help                     show this help
             """;
 
-    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--secret-file", "--name",
+    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--pair", "--secret-file", "--name",
             "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config", "--plugins-dir", "--deny",
             "--deny-file");
 
@@ -71,7 +73,9 @@ public final class WorkerMain {
             WorkerSettings settings = WorkerSettings.from(config);
             LocalToolExecutor executor = LocalTools.open(config, PluginLayers.fromConfig(config));
             LocalRules rules = LocalRules.from(config, settings.name(), executor);
-            Worker worker = new Worker(settings, WorkerIdentity.load(settings.stateDir()), executor,
+            String workerId = WorkerIdentity.load(settings.stateDir());
+            Credential credential = Credential.resolve(settings, workerId);
+            Worker worker = new Worker(settings, workerId, credential, executor,
                     new ProtocolCodec(config.get("protocol.max-frame-bytes").asInt().orElse(1 << 20)), rules);
             if (!rules.rules().isEmpty()) {
                 LOG.log(Level.INFO, "This machine's own rules, which the brain cannot loosen: {0}", rules.rules());
@@ -122,6 +126,7 @@ public final class WorkerMain {
             switch (name) {
                 case "--brain-url" -> brains.add(value);
                 case "--secret-file" -> overrides.put("worker.secret-file", value);
+                case "--pair" -> overrides.put("worker.pair-code", value);
                 case "--name" -> overrides.put("worker.name", value);
                 case "--root" -> roots.add(value);
                 case "--max-concurrency" -> overrides.put("worker.max-concurrency", value);

@@ -13,13 +13,15 @@ import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
  * The worker's settings, from {@code worker.*} (command-line options override configuration).
  *
  * @param brainUrls            {@code worker.brain-urls}: brains to connect to, tried in turn
- * @param secret               {@code worker.secret}: the shared worker secret
+ * @param secret               {@code worker.secret}: the shared worker secret, if set
+ * @param pairCode             {@code --pair}: a one-time code to exchange for this machine's own token
  * @param name                 {@code worker.name}: the name users see; default the host name
  * @param maxConcurrency       {@code worker.max-concurrency}: tasks run at once (default 4)
  * @param stateDir             {@code worker.state-dir}: the worker id and result journal (default ~/.efferent/worker)
@@ -35,7 +37,8 @@ import java.util.Set;
  *                             opening the socket to {@code worker:ack}, before it is given up (default 10s)
  */
 record WorkerSettings(List<URI> brainUrls,
-                      String secret,
+                      Optional<String> secret,
+                      Optional<String> pairCode,
                       String name,
                       int maxConcurrency,
                       Path stateDir,
@@ -55,8 +58,9 @@ record WorkerSettings(List<URI> brainUrls,
                     + "(or set worker.brain-urls / EFFERENT_WORKER_BRAIN__URLS)");
         }
         List<URI> uris = urls.stream().map(WorkerSettings::uri).toList();
-        String secret = Secrets.read(config.get("worker"), "secret").orElseThrow(() -> new ConfigException(
-                "no worker secret: set EFFERENT_WORKER_SECRET to the brain's worker.secret, or pass --secret-file FILE"));
+        // Which credential is used (a paired token, kept in the state directory, or this secret) is Credential's call.
+        Optional<String> secret = Secrets.read(config.get("worker"), "secret");
+        Optional<String> pairCode = s.get("pair-code").map(String::strip).filter(c -> !c.isEmpty());
         try {
             int max = (int) s.getLong("max-concurrency", 4);
             if (max < 1 || max > 1024) {
@@ -66,7 +70,7 @@ record WorkerSettings(List<URI> brainUrls,
             if (attempts < 0) {
                 throw new ConfigException("worker.reconnect.max-attempts must be 0 (unlimited) or more, got " + attempts);
             }
-            return new WorkerSettings(uris, secret, s.get("name").orElseGet(WorkerSettings::hostname), max,
+            return new WorkerSettings(uris, secret, pairCode, s.get("name").orElseGet(WorkerSettings::hostname), max,
                     s.get("state-dir").map(HomePath::of)
                             .orElse(Path.of(System.getProperty("user.home"), ".efferent", "worker")),
                     attempts,

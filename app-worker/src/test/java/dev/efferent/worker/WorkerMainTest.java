@@ -17,7 +17,9 @@ import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class WorkerMainTest {
     @TempDir
@@ -38,7 +40,7 @@ class WorkerMainTest {
                 "--state-dir", "/tmp/state", "--max-reconnect-attempts", "3"});
         WorkerSettings s = WorkerSettings.from(config);
         assertEquals(List.of(URI.create("ws://a:18789"), URI.create("wss://b")), s.brainUrls());
-        assertEquals("s", s.secret());
+        assertEquals(java.util.Optional.of("s"), s.secret());
         assertEquals("laptop", s.name());
         assertEquals(8, s.maxConcurrency());
         assertEquals(Path.of("/tmp/state"), s.stateDir());
@@ -74,6 +76,29 @@ class WorkerMainTest {
         assertEquals("worker.max-concurrency must be from 1 to 1024, got 0", assertThrows(ConfigException.class,
                 () -> WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ws://x", "--secret-file", secretFile(),
                         "--max-concurrency", "0"}))).getMessage());
+    }
+
+    @Test
+    void aPairedTokenComesBeforeTheSecretAndNeitherSaysHowToJoin() throws Exception {
+        Path state = Files.createTempDirectory("efferent-state");
+        WorkerSettings bare = WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ws://x",
+                "--state-dir", state.toString()}));
+        assertEquals("this machine is not paired and has no worker secret: ask the brain for a code (bin/efferent "
+                + "pair, or /pair in the chat) and start with --pair CODE, or set EFFERENT_WORKER_SECRET to the brain's "
+                + "worker.secret (or pass --secret-file FILE)", assertThrows(ConfigException.class,
+                () -> Credential.resolve(bare, "id")).getMessage());
+        Files.writeString(state.resolve("worker-token"), "efw_kept\n");
+        WorkerSettings both = WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url", "ws://x",
+                "--state-dir", state.toString(), "--secret-file", secretFile()}));
+        Credential c = Credential.resolve(both, "id");
+        assertEquals("efw_kept", c.bearer());
+        assertTrue(c.paired());
+        assertFalse(c.toString().contains("efw_kept"), "the token in a log line");
+        // A brain that cannot be reached to pair: said, with the URL.
+        WorkerSettings pairing = WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url",
+                "ws://127.0.0.1:1", "--state-dir", state.toString(), "--pair", "K7QM-3XWD"}));
+        assertTrue(assertThrows(ConfigException.class, () -> Credential.resolve(pairing, "id")).getMessage()
+                .startsWith("cannot reach the brain at http://127.0.0.1:1/api/v1/pair to pair"));
     }
 
     @Test

@@ -22,7 +22,9 @@ final class Checkpoints {
     }
 
     static OutgoingMessage.Progress progress(String taskId, int percent, String message) {
-        String text = "[🔄 " + percent + "%] " + (message.isBlank() ? "working" : oneLine(message, 300));
+        // No share known (a command reports its lines, not a percentage): no "0%" that looks stuck.
+        String text = (percent > 0 ? "[🔄 " + percent + "%] " : "[🔄] ") + (message.isBlank() ? "working"
+                : oneLine(message, 300));
         return new OutgoingMessage.Progress(taskId, percent, text);
     }
 

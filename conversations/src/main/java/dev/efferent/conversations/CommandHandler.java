@@ -119,7 +119,11 @@ public final class CommandHandler {
                         : HELP + "\n" + String.join("\n", assistant.help()));
                 case "/tasks", "/queue" -> say(tasks());
                 case "/cancel" -> cancel(args);
-                case "/workers", "/nodes" -> say(workers(conversation));
+                // "/workers revoke laptop" and the like belong to whoever owns them (pairing).
+                case "/workers", "/nodes" -> args.isEmpty() ? say(workers(conversation))
+                        : assistant.command(message).orElseGet(() -> usage(command, "'" + args.split("\\s+")[0]
+                                + "' is not something " + command + " does; send " + command + " alone for your "
+                                + "machines"));
                 case "/worker" -> worker(conversation, args);
                 // An automation is a tool of the brain itself: the assistant runs it.
                 case "/run" -> args.startsWith("automation_") ? assistant.command(message).orElseGet(() -> say(
@@ -210,22 +214,29 @@ public final class CommandHandler {
         }).collect(Collectors.joining("\n", "Tasks:\n", ""));
     }
 
+    /**
+     * Every machine, the brain's own process first: tasks can say "on brain", so the brain is listed wherever
+     * machines are (also in the console and the REST API).
+     */
     private String workers(Conversation conversation) {
-        List<WorkerInfo> workers = router.workers().stream().filter(w -> !w.local()).toList();
-        if (workers.isEmpty()) {
-            return router.settings().handsEnabled()
-                    ? "No worker has connected yet. Start one on your machine with: bin/efferent worker --brain-url "
-                    + "ws://<this brain>:18789 (with EFFERENT_WORKER_SECRET set to the worker secret)"
-                    : "This brain runs every tool itself (single-machine mode), so there are no workers.";
-        }
+        List<WorkerInfo> all = router.workers();
+        boolean hands = router.settings().handsEnabled();
         Optional<String> active = router.activeWorker(conversation.key());
         Instant now = clock.instant();
-        return workers.stream().map(w -> (w.online() ? "● " : "○ ") + w.name() + "  "
-                + (w.online() ? "online, last heartbeat " + Checkpoints.human(Duration.between(w.lastHeartbeat(), now))
-                + " ago, " + w.runningTasks() + " running" : "offline since "
-                + Checkpoints.human(Duration.between(w.lastHeartbeat(), now)) + " ago")
-                + (active.map(w.id()::equals).orElse(false) ? "  (active)" : ""))
+        String list = all.stream().sorted(java.util.Comparator.comparing(w -> !w.local()))
+                .map(w -> w.local()
+                        ? "● " + w.name() + "  this server: runs " + (hands ? "the brain's own tools"
+                        : "every tool (single-machine mode)") + ", " + w.runningTasks() + " running"
+                        : (w.online() ? "● " : "○ ") + w.name() + "  "
+                        + (w.online() ? "online, last heartbeat " + Checkpoints.human(Duration.between(w.lastHeartbeat(),
+                        now)) + " ago, " + w.runningTasks() + " running" : "offline, last seen "
+                        + Checkpoints.human(Duration.between(w.lastHeartbeat(), now)) + " ago")
+                        + (active.map(w.id()::equals).orElse(false) ? "  (active)" : ""))
                 .collect(Collectors.joining("\n", "Workers:\n", ""));
+        if (hands && all.stream().allMatch(WorkerInfo::local)) {
+            list += "\nNo other machine has joined yet: /pair gives a one-time code and the command to run on it.";
+        }
+        return list;
     }
 
     private Function<String, String> names() {

@@ -136,13 +136,16 @@ class CommandHandlerTest {
     @Test
     void workersInHandsModeWithNoneConnected() {
         start(true);
-        assertTrue(say("/nodes").startsWith("No worker has connected yet."));
+        String nodes = say("/nodes");
+        assertEquals("Workers:\n● brain  this server: runs the brain's own tools, 0 running\nNo other machine has joined "
+                + "yet: /pair gives a one-time code and the command to run on it.", nodes);
     }
 
     @Test
     void workersInSingleMachineModeAndTheWholeResult() throws Exception {
         start(false);
-        assertEquals("This brain runs every tool itself (single-machine mode), so there are no workers.", say("/workers"));
+        assertEquals("Workers:\n● brain  this server: runs every tool (single-machine mode), 0 running",
+                say("/workers"));
         say("/shell seq 1 500");
         String full = say("/result " + awaitLast().id());
         assertTrue(full.contains("\n500"), full);
@@ -153,7 +156,8 @@ class CommandHandlerTest {
     void checkpointTexts() throws Exception {
         start(false);
         assertEquals("[🔄 40%] compiling", Checkpoints.progress("t1", 40, "compiling").text());
-        assertEquals("[🔄 0%] working", Checkpoints.progress("t1", 0, "").text());
+        assertEquals("[🔄] working", Checkpoints.progress("t1", 0, "").text());
+        assertEquals("[🔄] 3 lines, 1 s: step 3", Checkpoints.progress("t1", 0, "3 lines, 1 s: step 3").text());
         say("/shell seq 1 200");
         Task done = awaitLast();
         List<OutgoingMessage> finished = new Checkpoints(200).finished(done);

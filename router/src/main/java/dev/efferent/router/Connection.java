@@ -24,6 +24,8 @@ final class Connection implements WorkerConnection {
 
     final WorkerLink link;
     final boolean local;
+    /** The worker id this connection's credential belongs to, if it is a paired worker's token. */
+    final java.util.Optional<String> pairedId;
     private final Router router;
     private final ProtocolCodec codec;
     private final Clock clock;
@@ -46,7 +48,9 @@ final class Connection implements WorkerConnection {
     /** A ping is out and not yet answered. */
     volatile boolean probing;
 
-    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock) {
+    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock,
+               java.util.Optional<String> pairedId) {
+        this.pairedId = pairedId;
         this.router = router;
         this.link = link;
         this.local = local;
@@ -100,6 +104,10 @@ final class Connection implements WorkerConnection {
 
     @Override
     public void closed(String why) {
+        if (!probing) {
+            // The peer closed or the socket ended: the last sign of it. (A link the watch gave up is not heard.)
+            heard();
+        }
         router.post(() -> router.onClosed(this, why));
     }
 

@@ -112,9 +112,20 @@ public final class Router implements AutoCloseable {
         return settings;
     }
 
-    /** A new worker connection; feed it the worker's frames. */
+    /** A new worker connection, let in with the shared worker secret; feed it the worker's frames. */
     public WorkerConnection connect(WorkerLink link) {
-        Connection connection = new Connection(this, link, false, codec, clock);
+        return connect(link, Optional.empty());
+    }
+
+    /**
+     * A new worker connection; feed it the worker's frames.
+     *
+     * @param link     the transport
+     * @param pairedId the worker id the connection's credential belongs to (a paired worker's token): it may
+     *                 register with that id only; empty for the shared worker secret, which may register as any
+     */
+    public WorkerConnection connect(WorkerLink link, Optional<String> pairedId) {
+        Connection connection = new Connection(this, link, false, codec, clock, pairedId);
         connection.registrationTimer = schedule(() -> workers.registrationDue(connection),
                 WorkerProtocol.REGISTER_TIMEOUT);
         return connection;
@@ -215,6 +226,24 @@ public final class Router implements AutoCloseable {
     /** The worker that runs {@code requester}'s tasks first, if one was chosen. */
     public Optional<String> activeWorker(String requester) {
         return call(() -> state.activeWorker(requester));
+    }
+
+    /**
+     * Closes the connection of worker {@code id}, if it is online here (1008, {@code reason}): its credential was
+     * taken back. Its running tasks are handled as for any lost worker.
+     *
+     * @return whether it was online here
+     */
+    public boolean disconnect(String id, String reason) {
+        return call(() -> {
+            WorkerSession s = state.sessions.get(id);
+            if (s == null || !s.online || s.local) {
+                return false;
+            }
+            LOG.log(Level.INFO, "Disconnecting worker {0} ({1}): {2}", s.name, s.id, reason);
+            s.link.close(1008, reason);
+            return true;
+        });
     }
 
     /** Adds a listener for task and worker events. */
@@ -331,7 +360,7 @@ public final class Router implements AutoCloseable {
     private void startLocalWorker(LocalToolExecutor executor) {
         state.localTools = Optional.of(executor);
         InProcessWorker link = new InProcessWorker();
-        Connection connection = new Connection(this, link, true, codec, clock);
+        Connection connection = new Connection(this, link, true, codec, clock, Optional.empty());
         link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
         // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
         String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();

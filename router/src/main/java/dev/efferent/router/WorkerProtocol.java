@@ -193,6 +193,15 @@ final class WorkerProtocol {
             c.link.close(1008, "unsupported protocol version");
             return;
         }
+        if (c.pairedId.isPresent() && !c.pairedId.get().equals(m.workerId())) {
+            LOG.log(Level.WARNING, "Refused a connection from {0}: it registered as worker {1} with the token paired "
+                    + "to worker {2}", c.link.describe(), m.workerId(), c.pairedId.get());
+            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this token was paired to "
+                    + "worker id '" + c.pairedId.get() + "', not '" + m.workerId() + "'; a machine keeps its token and "
+                    + "id together in its state directory (pair again to get a token for this id)"));
+            c.link.close(1008, "token paired to another worker id");
+            return;
+        }
         WorkerSession previous = state.sessions.get(m.workerId());
         if (previous == null) {
             admit(c, m);
@@ -464,6 +473,12 @@ final class WorkerProtocol {
             return;
         }
         s.online = false;
+        // "Last seen" for an offline worker: the last thing heard from it (a close, a pong), not its last heartbeat,
+        // which can be a whole interval earlier.
+        Connection c = s.connection();
+        if (c.lastHeard.isAfter(c.lastHeartbeat)) {
+            c.lastHeartbeat = c.lastHeard;
+        }
         state.sessions.remove(s.id, s);
         int failed = 0;
         int requeued = 0;

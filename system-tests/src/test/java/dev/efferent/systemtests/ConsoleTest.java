@@ -80,6 +80,38 @@ class ConsoleTest extends SystemFixture {
             folded.locator("button.show-all").click();
             assertTrue(folded.innerText().contains("\n300"), "shown whole after the click");
 
+            // A task opens in a view of its own: the whole output, searchable, and what is known about the run.
+            page.locator("#tasks li[data-status=completed]").filter(new Locator.FilterOptions().setHasText("run_shell"))
+                    .first().click();
+            Locator view = page.locator("[data-testid=task-view]");
+            view.waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            waitForText(page, "[data-testid=task-output]", "300");
+            assertTrue(view.locator("[data-testid=task-facts]").innerText().contains("laptop"),
+                    view.locator("[data-testid=task-facts]").innerText());
+            view.locator("[data-testid=task-search]").fill("29");
+            waitForText(page, "[data-testid=task-matches]", "13 of ");
+            assertEquals(13, view.locator("[data-testid=task-output] mark").count());
+            page.screenshot(new Page.ScreenshotOptions().setPath(shots.resolve("console-task.png")));
+            view.locator("[data-testid=task-close]").click();
+
+            // A running one: its progress (lines so far, seconds), live; cancelled from the view; run again.
+            say(page, "/shell for i in $(seq 1 100); do echo tick $i; sleep 0.3; done");
+            Locator running = page.locator("#tasks li[data-status=running]").first();
+            running.waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            running.click();
+            page.locator("[data-testid=task-progress]").filter(new Locator.FilterOptions()
+                    .setHasText(java.util.regex.Pattern.compile("\\d+ lines, \\d+ s: tick \\d+"))).waitFor(
+                    new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            view.locator("[data-testid=task-cancel]").click();
+            waitForText(page, "[data-testid=task-status]", "cancelled");
+            view.locator("[data-testid=task-retry]").click();
+            assertTrue(view.isHidden(), "the view closes when the task is run again");
+            waitForText(page, ".msg.me", "/run run_shell {\"command\":\"for i in");
+            page.locator("#tasks li[data-status=running]").first().waitFor(new Locator.WaitForOptions()
+                    .setTimeout(WAIT_MS));
+            say(page, "/cancel " + page.locator("#tasks li[data-status=running]").first().getAttribute("data-task-id"));
+            waitForText(page, ".msg.bot", "Cancelled task");
+
             page.setViewportSize(390, 844);
             page.screenshot(new Page.ScreenshotOptions().setPath(shots.resolve("console-phone.png")).setFullPage(true));
         }
@@ -162,6 +194,38 @@ class ConsoleTest extends SystemFixture {
             waitForText(page, ".msg.me", "/help");
             waitForText(page, ".msg.bot", "/shell");
             assertEquals(2, page.locator(".msg").count(), "what was said, once each");
+        }
+    }
+
+    @Test
+    void aMachineIsPairedAndRevokedFromTheConsole() throws Exception {
+        Launched brain = brain("brain", Map.of("EFFERENT_WORKER_SECRET", ""));
+        Path shots = Path.of(System.getProperty("efferent.test.screenshots", "target/screenshots"));
+        Files.createDirectories(shots);
+        try (Browser chromium = new Browser();
+             BrowserContext context = chromium.browser.newContext(new com.microsoft.playwright.Browser.NewContextOptions()
+                     .setViewportSize(1280, 800))) {
+            Page page = context.newPage();
+            page.navigate("http://127.0.0.1:" + brain.port() + "/#token=" + TOKEN);
+            page.locator("#conn[data-state=open]").waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            page.locator("[data-testid=pair]").click();
+            waitForText(page, ".msg.bot", "Pairing code:");
+            String shown = page.locator(".msg.bot").filter(new Locator.FilterOptions().setHasText("Pairing code:"))
+                    .first().innerText();
+            java.util.regex.Matcher code = java.util.regex.Pattern.compile("--pair (\\S{4}-\\S{4})").matcher(shown);
+            assertTrue(code.find(), shown);
+
+            worker("laptop", dir.resolve("laptop"), List.of(brain), List.of(), Map.of("EFFERENT_WORKER_SECRET", ""),
+                    "--pair", code.group(1));
+            Locator laptop = page.locator("[data-worker=laptop][data-online=true]");
+            laptop.waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
+            page.screenshot(new Page.ScreenshotOptions().setPath(shots.resolve("console-pairing.png")));
+
+            page.onDialog(dialog -> dialog.accept());
+            laptop.locator("[data-testid=revoke]").click();
+            waitForText(page, ".msg.bot", "Revoked the token of laptop; it was disconnected.");
+            page.locator("[data-worker=laptop][data-online=false]").waitFor(new Locator.WaitForOptions()
+                    .setTimeout(WAIT_MS));
         }
     }
 

@@ -116,7 +116,7 @@ class DurabilityTest extends SystemFixture {
         awaitWorkerOnline(first, "laptop", 60);
         String id = submit(first, "{\"tool\":\"run_shell\",\"params\":{\"command\":"
                 + "\"for i in 1 2 3 4 5 6 7 8 9 10; do echo line $i; sleep 0.5; done\"}}");
-        JsonNode seen = awaitTask(second, id, 30, t -> t.path("progress").path("message").asText().startsWith("line "));
+        JsonNode seen = awaitTask(second, id, 30, t -> t.path("progress").path("message").asText().contains(" s: line "));
         assertEquals("running", seen.path("status").asText(), seen.toString());
         JsonNode done = awaitStatus(second, id, "completed", 30);
         assertTrue(done.path("progress").isMissingNode(), "a finished task shows no progress: " + done);

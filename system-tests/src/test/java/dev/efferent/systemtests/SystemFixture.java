@@ -132,7 +132,7 @@ abstract class SystemFixture {
         StringBuilder modulePath = new StringBuilder(lib("worker").toString());
         plugins.forEach(p -> modulePath.append(java.io.File.pathSeparator).append(lib(p)));
         Map<String, String> all = new HashMap<>(env);
-        all.put("EFFERENT_WORKER_SECRET", SECRET);
+        all.putIfAbsent("EFFERENT_WORKER_SECRET", SECRET);
         all.putIfAbsent("EFFERENT_WORKER_RECONNECT_MAX", "2s");
         return launch(name, modulePath.toString(), "efferent.worker/dev.efferent.worker.WorkerMain", all, 0,
                 args.toArray(String[]::new));

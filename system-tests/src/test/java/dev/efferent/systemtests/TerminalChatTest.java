@@ -48,7 +48,8 @@ class TerminalChatTest extends SystemFixture {
         Path out = dir.resolve("chat.out");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Duser.home=" + home, "-Defferent.chat.linger-ms=4000",
-                "-p", System.getProperty("efferent.test.chat.lib"), "-m", "efferent.chat/dev.efferent.chat.ChatMain",
+                "--enable-native-access=org.jline", "-p", System.getProperty("efferent.test.chat.lib"),
+                "-m", "efferent.chat/dev.efferent.chat.ChatMain",
                 "--brain-url", "http://127.0.0.1:" + brain.port())
                 .redirectErrorStream(true).redirectOutput(out.toFile());
         pb.environment().put("EFFERENT_API_TOKEN", TOKEN);
@@ -62,12 +63,56 @@ class TerminalChatTest extends SystemFixture {
     }
 
     @Test
+    void onATerminalThereIsAPromptWithHistory() throws Exception {
+        Launched brain = brain("brain", Map.of());
+        Path home = Files.createDirectories(dir.resolve("tty-home"));
+        // A real pseudo-terminal, as a person's shell gives the chat: util-linux's script(1) runs it on one.
+        String java = String.join(" ", Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Duser.home=" + home, "-Defferent.chat.linger-ms=2000", "--enable-native-access=org.jline", "-p",
+                System.getProperty("efferent.test.chat.lib"), "-m", "efferent.chat/dev.efferent.chat.ChatMain",
+                "--brain-url", "http://127.0.0.1:" + brain.port());
+        Path out = dir.resolve("tty.out");
+        ProcessBuilder pb = new ProcessBuilder("script", "-qfec", java, "/dev/null").redirectErrorStream(true)
+                .redirectOutput(out.toFile());
+        pb.environment().put("EFFERENT_API_TOKEN", TOKEN);
+        pb.environment().put("TERM", "xterm");
+        Process chat = pb.start();
+        var keys = chat.getOutputStream();
+        awaitOutput(out, "you> ", 1);
+        keys.write("/tasks\r".getBytes());
+        keys.flush();
+        awaitOutput(out, "No tasks are queued or running.", 1);
+        // Up arrow (as a terminal in application cursor mode sends it): the line typed before, sent again.
+        keys.write("\u001bOA\r".getBytes());
+        keys.flush();
+        awaitOutput(out, "No tasks are queued or running.", 2);
+        keys.write(new byte[]{4});
+        keys.flush();
+        assertTrue(chat.waitFor(60, TimeUnit.SECONDS), "Ctrl-D did not end the chat:\n" + Files.readString(out));
+        assertEquals("/tasks", Files.readAllLines(home.resolve(".efferent/chat-history")).stream()
+                .map(l -> l.replaceFirst("^\\d+:", "")).filter(l -> !l.isBlank()).reduce((a, b) -> b).orElse(""));
+    }
+
+    private static void awaitOutput(Path out, String text, int times) throws Exception {
+        long end = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+        String seen = "";
+        while (System.nanoTime() < end) {
+            seen = Files.exists(out) ? Files.readString(out) : "";
+            if (seen.split(java.util.regex.Pattern.quote(text), -1).length - 1 >= times) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("'" + text + "' not shown " + times + " times:\n" + seen);
+    }
+
+    @Test
     void aWrongTokenIsRefusedClearly() throws Exception {
         Launched brain = brain("brain", Map.of());
         Path tokenFile = dir.resolve("token");
         Files.writeString(tokenFile, "wrong\n");
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Duser.home=" + dir, "-p", System.getProperty("efferent.test.chat.lib"),
+                "-Duser.home=" + dir, "--enable-native-access=org.jline", "-p", System.getProperty("efferent.test.chat.lib"),
                 "-m", "efferent.chat/dev.efferent.chat.ChatMain", "--brain-url", "http://127.0.0.1:" + brain.port(),
                 "--token-file", tokenFile.toString()).redirectErrorStream(true);
         Process chat = pb.start();
@@ -81,7 +126,7 @@ class TerminalChatTest extends SystemFixture {
     void aBrainThatIsNotThereIsSaidSoWithWhatToDo() throws Exception {
         int port = freePort();
         ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Duser.home=" + dir, "-p", System.getProperty("efferent.test.chat.lib"),
+                "-Duser.home=" + dir, "--enable-native-access=org.jline", "-p", System.getProperty("efferent.test.chat.lib"),
                 "-m", "efferent.chat/dev.efferent.chat.ChatMain", "--brain-url", "http://127.0.0.1:" + port)
                 .redirectErrorStream(true);
         Process chat = pb.start();

@@ -46,6 +46,7 @@ public final class ConsoleChannel implements Channel, RouterListener {
     private final ObjectMapper json;
     /** The last word on a task's approval, if it needed one. */
     private final Function<String, java.util.Optional<String>> approval;
+    private final java.util.function.Predicate<String> paired;
     private final Views views;
     private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
@@ -61,15 +62,18 @@ public final class ConsoleChannel implements Channel, RouterListener {
      * @param json     the brain's JSON mapper
      */
     public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json) {
-        this(router, history, json, id -> java.util.Optional.empty());
+        this(router, history, json, id -> java.util.Optional.empty(), id -> false);
     }
 
     /**
      * A console that also shows, for each task, what became of its approval ({@code approval}: a line such as
-     * {@code approved by console:abc (once)}).
+     * {@code approved by console:abc (once)}), and which workers joined by pairing ({@code paired}, by worker id),
+     * which it offers to revoke.
      */
     public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json,
-                          Function<String, java.util.Optional<String>> approval) {
+                          Function<String, java.util.Optional<String>> approval,
+                          java.util.function.Predicate<String> paired) {
+        this.paired = paired;
         this.approval = approval;
         this.json = json;
         this.views = new Views(json);
@@ -216,7 +220,12 @@ public final class ConsoleChannel implements Channel, RouterListener {
             tasks.add(v.without(Set.of("result", "params")));
         }
         ArrayNode ws = state.putArray("workers");
-        workers.stream().filter(w -> !w.local()).forEach(w -> ws.add(views.worker(w).without("tools")));
+        // The brain's own process too, first: tasks can run "on brain".
+        workers.stream().sorted(java.util.Comparator.comparing(w -> !w.local())).forEach(w -> {
+            ObjectNode v = views.worker(w);
+            v.remove("tools");
+            ws.add(v.put("paired", paired.test(w.id())));
+        });
         return state;
     }
 

@@ -28,7 +28,7 @@ public sealed interface OutgoingMessage {
      *
      * @param taskId  the task
      * @param percent 0 to 100
-     * @param text    {@code [🔄 NN%] message}
+     * @param text    {@code [🔄 NN%] message}, or {@code [🔄] message} when no share of the work is known
      */
     record Progress(String taskId, int percent, String text) implements OutgoingMessage {
         public Progress {

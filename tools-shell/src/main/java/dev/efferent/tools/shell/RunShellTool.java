@@ -108,10 +108,11 @@ final class RunShellTool implements Tool {
         }
         context.onCancel(() -> ProcessTree.kill(process, shell.ownProcessGroup()));
         AtomicLong lastProgress = new AtomicLong(started - PROGRESS_INTERVAL_NANOS);
+        AtomicLong lines = new AtomicLong();
         OutputCapture stdout = new OutputCapture(process.getInputStream(), limits.maxOutputBytes(),
-                line -> progress(context, lastProgress, line));
+                line -> progress(context, lastProgress, started, lines.incrementAndGet(), line));
         OutputCapture stderr = new OutputCapture(process.getErrorStream(), limits.maxOutputBytes(),
-                line -> progress(context, lastProgress, line));
+                line -> progress(context, lastProgress, started, lines.incrementAndGet(), line));
         Thread.ofVirtual().name("run_shell-stdout-" + process.pid()).start(stdout);
         Thread.ofVirtual().name("run_shell-stderr-" + process.pid()).start(stderr);
 
@@ -147,11 +148,16 @@ final class RunShellTool implements Tool {
         return new ToolResult(ToolResult.text(render(stdout, stderr, exitCode)).content(), structured, exitCode != 0);
     }
 
-    private static void progress(ToolContext context, AtomicLong last, String line) {
+    /**
+     * A command's share of the work is unknown: its progress says how far it has got instead, e.g.
+     * {@code 12 lines, 3 s: step 12}, at most once per interval.
+     */
+    private static void progress(ToolContext context, AtomicLong last, long started, long lines, String line) {
         long now = System.nanoTime();
         long previous = last.get();
         if (now - previous >= PROGRESS_INTERVAL_NANOS && last.compareAndSet(previous, now)) {
-            context.progress(0, line);
+            context.progress(0, lines + (lines == 1 ? " line, " : " lines, ")
+                    + TimeUnit.NANOSECONDS.toSeconds(now - started) + " s: " + line);
         }
     }
 

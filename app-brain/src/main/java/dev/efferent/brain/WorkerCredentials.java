@@ -1,0 +1,54 @@
+package dev.efferent.brain;
+
+import dev.efferent.pairing.Pairing;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.Headers;
+
+import java.util.Optional;
+
+/**
+ * What lets a worker in: the shared worker secret (scripts, CI; it may register as any worker), or a paired
+ * machine's own token (it may register only with the worker id it paired with). Neither configured lets no one in.
+ */
+final class WorkerCredentials {
+    private static final String PREFIX = "Bearer ";
+    private final Optional<BearerToken> secret;
+    private final Optional<Pairing> pairing;
+
+    /**
+     * A worker let in.
+     *
+     * @param pairedId the worker id its token was paired to; empty for the shared secret
+     */
+    record Admitted(Optional<String> pairedId) {
+    }
+
+    WorkerCredentials(Optional<String> secret, Optional<Pairing> pairing) {
+        this.secret = secret.map(s -> new BearerToken(Optional.of(s)));
+        this.pairing = pairing;
+    }
+
+    /** Who the request's {@code Authorization: Bearer …} lets in, if anyone. */
+    Optional<Admitted> check(Headers headers) {
+        if (secret.isPresent() && secret.get().accepts(headers)) {
+            return Optional.of(new Admitted(Optional.empty()));
+        }
+        String value = headers.first(HeaderNames.AUTHORIZATION).orElse("");
+        if (pairing.isEmpty() || !value.regionMatches(true, 0, PREFIX, 0, PREFIX.length())) {
+            return Optional.empty();
+        }
+        // A lookup by the token's hash: no comparison whose time depends on the token.
+        return pairing.get().connecting(value.substring(PREFIX.length()).strip())
+                .map(w -> new Admitted(Optional.of(w.workerId())));
+    }
+
+    /** Whether the request carries a credential that lets a worker in, without noting a connection. */
+    boolean accepts(Headers headers) {
+        if (secret.isPresent() && secret.get().accepts(headers)) {
+            return true;
+        }
+        String value = headers.first(HeaderNames.AUTHORIZATION).orElse("");
+        return pairing.isPresent() && value.regionMatches(true, 0, PREFIX, 0, PREFIX.length())
+                && pairing.get().find(value.substring(PREFIX.length()).strip()).isPresent();
+    }
+}

@@ -1,0 +1,422 @@
+package dev.efferent.pairing;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.agent.Extension;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Records;
+import dev.efferent.router.Router;
+import dev.efferent.router.WorkerInfo;
+
+import java.lang.System.Logger.Level;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * Joining machines without the shared secret. A code ({@link #newCode}) is good once, for {@link #CODE_TTL}; a
+ * worker exchanges it ({@link #exchange}) for a token bound to its worker id, which the brain keeps only as a
+ * hash. {@link #revoke} takes a token back and disconnects the machine at once; a brain over the same database
+ * that has it connected notices within {@link #RECHECK}. Also the chat's {@code /pair} and {@code /workers
+ * paired|revoke}. Thread-safe.
+ */
+public final class Pairing implements Extension, AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Pairing.class.getName());
+    /** How long a code works. */
+    public static final Duration CODE_TTL = Duration.ofMinutes(10);
+    /** How often connections let in by a token check that it was not revoked by another brain. */
+    static final Duration RECHECK = Duration.ofSeconds(30);
+    /** More wrong codes than this within a minute and pairing waits for the minute to pass. */
+    static final int MAX_WRONG_PER_MINUTE = 10;
+    private static final String CODE_KEY = "pairing-code:";
+    private static final String TOKEN_KEY = "worker-token:";
+    /** No 0/O, 1/I/L: a code read aloud or off a phone is typed right. */
+    private static final String ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
+    private static final Pattern NAME = Pattern.compile("[\\p{L}\\p{N}._-]{1,64}");
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9._-]{1,128}");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Router router;
+    private final PairingStore store;
+    private final java.util.function.Supplier<String> brainUrl;
+    private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
+    private final Deque<Instant> wrong = new ArrayDeque<>();
+    /** Worker ids let in here by a token, with the token's hash: checked every {@link #RECHECK}. */
+    private final Map<String, String> admitted = new ConcurrentHashMap<>();
+    private volatile Set<String> pairedIds = Set.of();
+    private final ScheduledExecutorService timer;
+
+    private Pairing(Router router, PairingStore store, java.util.function.Supplier<String> brainUrl, Clock clock) {
+        this.router = router;
+        this.store = store;
+        this.brainUrl = brainUrl;
+        this.clock = clock;
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
+                .name("efferent-pairing").unstarted(r));
+        refreshPaired();
+        timer.scheduleWithFixedDelay(this::recheck, RECHECK.toMillis(), RECHECK.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Pairing for a brain.
+     *
+     * @param router   the brain's router, to disconnect a revoked machine
+     * @param records  the queue's records, if its tasks outlive the process; else codes and tokens go to {@code file}
+     * @param file     where they are kept without records (mode 600)
+     * @param brainUrl the URL a new machine connects to, for the command printed with a code
+     * @param clock    for expiry
+     */
+    public static Pairing open(Router router, Optional<Records> records, Path file,
+                               java.util.function.Supplier<String> brainUrl, Clock clock) {
+        PairingStore store = records.<PairingStore>map(PairingStore.InRecords::new)
+                .orElseGet(() -> new PairingStore.InFile(file));
+        return new Pairing(router, store, brainUrl, clock);
+    }
+
+    /** A new one-time code, good for {@link #CODE_TTL}; {@code by} says who asked, for the log. */
+    public PairingCode newCode(String by) {
+        pruneExpiredCodes();
+        StringBuilder code = new StringBuilder();
+        for (int i = 0; i < 8; i++) {
+            code.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
+        }
+        code.insert(4, '-');
+        Instant expires = clock.instant().plus(CODE_TTL);
+        ObjectNode entry = JSON.createObjectNode().put("expiresAt", expires.toString()).put("by", by);
+        store.put(CODE_KEY + hash(normalize(code.toString())), entry.toString());
+        LOG.log(Level.INFO, "Pairing code made for {0}, valid until {1}", by, expires);
+        return new PairingCode(code.toString(), expires, "bin/efferent worker --brain-url " + brainUrl.get() + " --pair "
+                + code);
+    }
+
+    /**
+     * Exchanges {@code code} for a token bound to {@code workerId}. A machine that paired before (same id) gets a
+     * new token and its old one stops working.
+     *
+     * @throws PairingException for a wrong, used or expired code, too many wrong codes lately, a name another
+     *                          machine is paired under, or an unusable name or id
+     */
+    public WorkerToken exchange(String code, String workerId, String name) {
+        if (workerId == null || !ID.matcher(workerId).matches()) {
+            throw new PairingException(PairingException.Kind.INVALID, "workerId must be 1 to 128 letters, digits, "
+                    + "'.', '_' or '-'");
+        }
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new PairingException(PairingException.Kind.INVALID, "the worker's name must be 1 to 64 letters, "
+                    + "digits, '.', '_' or '-' (set it with --name)");
+        }
+        if (tooManyWrong(false)) {
+            throw new PairingException(PairingException.Kind.TOO_MANY, "too many wrong pairing codes in the last "
+                    + "minute: wait a minute and try again");
+        }
+        String key = CODE_KEY + hash(normalize(code == null ? "" : code));
+        Optional<Instant> expires = store.get(key).map(v -> Instant.parse(read(v).path("expiresAt").asText()));
+        if (expires.isEmpty() || !expires.get().isAfter(clock.instant())) {
+            expires.ifPresent(e -> store.remove(key));
+            tooManyWrong(true);
+            LOG.log(Level.WARNING, "Refused a pairing as {0} ({1}): wrong, used or expired code", name, workerId);
+            throw new PairingException(PairingException.Kind.WRONG_CODE, "the pairing code is wrong, used or "
+                    + "expired: ask the brain for a new one (bin/efferent pair, or /pair in the chat)");
+        }
+        List<PairedWorker> all = workers();
+        Optional<PairedWorker> other = all.stream()
+                .filter(w -> w.name().equals(name) && !w.workerId().equals(workerId)).findFirst();
+        if (other.isPresent()) {
+            // Checked before the code is used, so the person can try again with another name.
+            throw new PairingException(PairingException.Kind.NAME_TAKEN, "another machine (worker id "
+                    + other.get().workerId() + ") is paired as '" + name + "': start this one with another --name, "
+                    + "or revoke the other first (/workers revoke " + name + ")");
+        }
+        if (!store.remove(key)) {
+            throw new PairingException(PairingException.Kind.WRONG_CODE, "the pairing code was just used by "
+                    + "another machine: ask the brain for a new one (bin/efferent pair, or /pair in the chat)");
+        }
+        tokens().forEach((k, w) -> {
+            if (w.workerId().equals(workerId)) {
+                store.remove(k);
+            }
+        });
+        byte[] secret = new byte[32];
+        random.nextBytes(secret);
+        String token = "efw_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
+        PairedWorker worker = new PairedWorker(workerId, name, clock.instant(), Optional.empty());
+        store.put(TOKEN_KEY + hash(token), write(worker));
+        refreshPaired();
+        LOG.log(Level.INFO, "Worker {0} ({1}) paired", name, workerId);
+        return new WorkerToken(worker, token);
+    }
+
+    /**
+     * The paired worker {@code token} belongs to, if it is one; noted as its last connection, and watched from now
+     * on so that a revocation by another brain ends its connection here.
+     */
+    public Optional<PairedWorker> connecting(String token) {
+        String key = TOKEN_KEY + hash(token);
+        Optional<PairedWorker> found = store.get(key).map(this::parse);
+        found.ifPresent(w -> {
+            PairedWorker now = new PairedWorker(w.workerId(), w.name(), w.pairedAt(), Optional.of(clock.instant()));
+            try {
+                store.put(key, write(now));
+            } catch (QueueException e) {
+                LOG.log(Level.DEBUG, "Could not note when {0} connected: {1}", w.name(), e.getMessage());
+            }
+            admitted.put(w.workerId(), key);
+        });
+        return found;
+    }
+
+    /** The paired worker {@code token} belongs to, if it is one; nothing noted. */
+    public Optional<PairedWorker> find(String token) {
+        return store.get(TOKEN_KEY + hash(token)).map(this::parse);
+    }
+
+    /** The paired machines, by name. */
+    public List<PairedWorker> workers() {
+        List<PairedWorker> all = new ArrayList<>(tokens().values());
+        all.sort(Comparator.comparing(PairedWorker::name).thenComparing(PairedWorker::workerId));
+        return all;
+    }
+
+    /** Whether worker {@code id} joined with a code (as last seen by this brain; cheap, for every console update). */
+    public boolean paired(String id) {
+        return pairedIds.contains(id);
+    }
+
+    /**
+     * Takes back the token of the machine paired as {@code nameOrId} and disconnects it at once.
+     *
+     * @return the machine, and whether it was connected here
+     * @throws PairingException (NOT_FOUND) if no paired machine has that name or id
+     */
+    public Revoked revoke(String nameOrId) {
+        Map<String, PairedWorker> tokens = tokens();
+        List<Map.Entry<String, PairedWorker>> matching = tokens.entrySet().stream()
+                .filter(e -> e.getValue().name().equals(nameOrId) || e.getValue().workerId().equals(nameOrId))
+                .toList();
+        if (matching.isEmpty()) {
+            throw new PairingException(PairingException.Kind.NOT_FOUND, "no machine is paired as '" + nameOrId
+                    + "'" + (tokens.isEmpty() ? "; none is paired (machines joined with the shared worker secret "
+                    + "are shut out by changing worker.secret)" : "; paired: " + String.join(", ",
+                    workers().stream().map(PairedWorker::name).toList())));
+        }
+        PairedWorker worker = matching.getFirst().getValue();
+        matching.forEach(e -> store.remove(e.getKey()));
+        refreshPaired();
+        admitted.remove(worker.workerId());
+        boolean disconnected = router.disconnect(worker.workerId(), "worker token revoked");
+        LOG.log(Level.INFO, "Revoked the token of worker {0} ({1}){2}", worker.name(), worker.workerId(),
+                disconnected ? "; disconnected it" : "");
+        return new Revoked(worker, disconnected);
+    }
+
+    /**
+     * A revocation's outcome.
+     *
+     * @param worker       the machine whose token was taken back
+     * @param disconnected whether it was connected to this brain, and now is not
+     */
+    public record Revoked(PairedWorker worker, boolean disconnected) {
+    }
+
+    @Override
+    public Optional<List<OutgoingMessage>> command(IncomingMessage message) {
+        String[] words = message.text().strip().split("\\s+");
+        String command = words[0].toLowerCase(Locale.ROOT);
+        if (command.equals("/pair")) {
+            return Optional.of(say(words.length > 1 ? "/pair takes nothing after it: it makes a one-time code."
+                    : !handsEnabled() ? "This brain runs in single-machine mode: no machine can join it. Start it "
+                    + "with --hands (hands.enabled: true) first."
+                    : pairMessage(newCode("chat " + message.conversation().key()))));
+        }
+        if (!command.equals("/workers") && !command.equals("/nodes") || words.length < 2) {
+            return Optional.empty();
+        }
+        String sub = words[1].toLowerCase(Locale.ROOT);
+        try {
+            return switch (sub) {
+                case "paired" -> Optional.of(say(pairedList()));
+                case "revoke" -> {
+                    if (words.length != 3) {
+                        yield Optional.of(say("Usage: /workers revoke <name> — give the name of one paired machine "
+                                + "(/workers paired lists them)."));
+                    }
+                    Revoked r = revoke(words[2]);
+                    yield Optional.of(say("Revoked the token of " + r.worker().name() + (r.disconnected()
+                            ? "; it was disconnected." : "; it was not connected here.")
+                            + " It cannot reconnect until it pairs again."));
+                }
+                default -> Optional.empty();
+            };
+        } catch (PairingException e) {
+            return Optional.of(say(capitalize(e.getMessage()) + "."));
+        }
+    }
+
+    /** Whether machines may join this brain at all (it runs with hands). */
+    public boolean handsEnabled() {
+        return router.settings().handsEnabled();
+    }
+
+    /** What the chat shows for a new code. */
+    private String pairMessage(PairingCode code) {
+        return "Pairing code: " + code.code() + " (works once, for " + CODE_TTL.toMinutes() + " minutes). On the "
+                + "machine to join, run:\n  " + code.command();
+    }
+
+    @Override
+    public List<String> help() {
+        return List.of("/pair — a one-time code for a machine to join without the shared secret",
+                "/workers paired — the machines that joined with a code",
+                "/workers revoke <name> — take a paired machine's token back and disconnect it");
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+
+    private String pairedList() {
+        List<PairedWorker> all = workers();
+        if (all.isEmpty()) {
+            return "No machine joined with a pairing code yet. /pair makes one.";
+        }
+        Map<String, Boolean> online = new java.util.HashMap<>();
+        router.workers().forEach(w -> online.put(w.id(), w.online()));
+        StringBuilder out = new StringBuilder("Paired machines:");
+        for (PairedWorker w : all) {
+            out.append("\n• ").append(w.name()).append(" (").append(w.workerId()).append("): paired ")
+                    .append(w.pairedAt()).append(online.getOrDefault(w.workerId(), false) ? ", online"
+                            : w.lastConnected().map(t -> ", last connected " + t).orElse(", never connected"));
+        }
+        return out.toString();
+    }
+
+    /** Ends connections here whose token another brain revoked; keeps the paired ids fresh. */
+    void recheck() {
+        try {
+            refreshPaired();
+            Set<String> online = new java.util.HashSet<>();
+            router.workers().stream().filter(WorkerInfo::online).forEach(w -> online.add(w.id()));
+            admitted.forEach((id, key) -> {
+                if (!online.contains(id)) {
+                    admitted.remove(id, key);
+                } else if (store.get(key).isEmpty()) {
+                    admitted.remove(id, key);
+                    router.disconnect(id, "worker token revoked");
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "Could not check the paired workers'' tokens: {0}", e.getMessage());
+        }
+    }
+
+    private void refreshPaired() {
+        pairedIds = Set.copyOf(tokens().values().stream().map(PairedWorker::workerId).toList());
+    }
+
+    private Map<String, PairedWorker> tokens() {
+        Map<String, PairedWorker> all = new java.util.LinkedHashMap<>();
+        store.values(TOKEN_KEY).forEach((k, v) -> {
+            try {
+                all.put(k, parse(v));
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "Skipping the paired worker kept as {0}: {1}", k, e.getMessage());
+            }
+        });
+        return all;
+    }
+
+    private void pruneExpiredCodes() {
+        Instant now = clock.instant();
+        store.values(CODE_KEY).forEach((k, v) -> {
+            try {
+                if (!Instant.parse(read(v).path("expiresAt").asText()).isAfter(now)) {
+                    store.remove(k);
+                }
+            } catch (RuntimeException e) {
+                store.remove(k);
+            }
+        });
+    }
+
+    private synchronized boolean tooManyWrong(boolean add) {
+        Instant now = clock.instant();
+        if (add) {
+            wrong.addLast(now);
+        }
+        while (!wrong.isEmpty() && !wrong.peekFirst().isAfter(now.minus(Duration.ofMinutes(1)))) {
+            wrong.removeFirst();
+        }
+        return wrong.size() >= MAX_WRONG_PER_MINUTE;
+    }
+
+    private static String normalize(String code) {
+        return code.toUpperCase(Locale.ROOT).replaceAll("[\\s-]", "");
+    }
+
+    static String hash(String secret) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(secret.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("this Java has no SHA-256", e);
+        }
+    }
+
+    private static JsonNode read(String value) {
+        try {
+            return JSON.readTree(value);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("not JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private PairedWorker parse(String value) {
+        JsonNode n = read(value);
+        return new PairedWorker(n.path("workerId").asText(), n.path("name").asText(),
+                Instant.parse(n.path("pairedAt").asText()),
+                n.hasNonNull("lastConnected") ? Optional.of(Instant.parse(n.path("lastConnected").asText()))
+                        : Optional.empty());
+    }
+
+    private static String write(PairedWorker w) {
+        ObjectNode n = JSON.createObjectNode().put("workerId", w.workerId()).put("name", w.name())
+                .put("pairedAt", w.pairedAt().toString());
+        w.lastConnected().ifPresent(t -> n.put("lastConnected", t.toString()));
+        return n.toString();
+    }
+
+    private static List<OutgoingMessage> say(String text) {
+        return List.of(new OutgoingMessage.Text(text));
+    }
+
+    private static String capitalize(String s) {
+        return s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1);
+    }
+}
