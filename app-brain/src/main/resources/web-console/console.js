@@ -311,7 +311,7 @@
         revoke.title = 'Take back this machine\'s token and disconnect it';
         revoke.addEventListener('click', () => {
           if (window.confirm(`Revoke ${w.name}? It is disconnected at once and must pair again to come back.`)) {
-            say('/workers revoke ' + w.name);
+            say('/workers revoke ' + w.id);
           }
         });
         top.append(revoke);

@@ -79,12 +79,12 @@ final class PairingApi {
         }
         if (body == null || !body.isObject() || !body.path("code").isTextual()
                 || !body.path("workerId").isTextual() || !body.path("name").isTextual()) {
-            return bad("the body must be {\"code\": \"K7QM-3XWD\", \"workerId\": \"…\", \"name\": \"laptop\"}, as "
+            return bad("the body must be {\"code\": \"K7QM3-XWD8P\", \"workerId\": \"…\", \"name\": \"laptop\"}, as "
                     + "'bin/efferent worker --pair CODE' sends it");
         }
         try {
             WorkerToken t = pairing.exchange(body.path("code").textValue(), body.path("workerId").textValue(),
-                    body.path("name").textValue());
+                    body.path("name").textValue(), Peers.of(req).replaceFirst(":\\d+$", ""));
             return new Answer(Status.CREATED_201, view(t.worker()).put("token", t.token()));
         } catch (PairingException e) {
             return refused(e);

@@ -1,6 +1,7 @@
 package dev.efferent.brain;
 
 import dev.efferent.pairing.Pairing;
+import dev.efferent.router.PairedIdentity;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.Headers;
 
@@ -18,9 +19,9 @@ final class WorkerCredentials {
     /**
      * A worker let in.
      *
-     * @param pairedId the worker id its token was paired to; empty for the shared secret
+     * @param paired who its token says it is; empty for the shared secret
      */
-    record Admitted(Optional<String> pairedId) {
+    record Admitted(Optional<PairedIdentity> paired) {
     }
 
     WorkerCredentials(Optional<String> secret, Optional<Pairing> pairing) {
@@ -28,7 +29,11 @@ final class WorkerCredentials {
         this.pairing = pairing;
     }
 
-    /** Who the request's {@code Authorization: Bearer …} lets in, if anyone. */
+    /**
+     * Who the request's {@code Authorization: Bearer …} lets in, if anyone.
+     *
+     * @throws dev.efferent.queue.QueueException if the paired tokens cannot be read (the database is down)
+     */
     Optional<Admitted> check(Headers headers) {
         if (secret.isPresent() && secret.get().accepts(headers)) {
             return Optional.of(new Admitted(Optional.empty()));
@@ -39,10 +44,14 @@ final class WorkerCredentials {
         }
         // A lookup by the token's hash: no comparison whose time depends on the token.
         return pairing.get().connecting(value.substring(PREFIX.length()).strip())
-                .map(w -> new Admitted(Optional.of(w.workerId())));
+                .map(w -> new Admitted(Optional.of(new PairedIdentity(w.workerId(), w.name()))));
     }
 
-    /** Whether the request carries a credential that lets a worker in, without noting a connection. */
+    /**
+     * Whether the request carries a credential that lets a worker in, without noting a connection.
+     *
+     * @throws dev.efferent.queue.QueueException if the paired tokens cannot be read
+     */
     boolean accepts(Headers headers) {
         if (secret.isPresent() && secret.get().accepts(headers)) {
             return true;

@@ -4,6 +4,8 @@ import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ProtocolException;
+import dev.efferent.queue.QueueException;
+import dev.efferent.router.PairedIdentity;
 import dev.efferent.router.Router;
 import dev.efferent.router.WorkerConnection;
 import dev.efferent.router.WorkerLink;
@@ -37,8 +39,8 @@ final class WorkerEndpoint implements WsListener {
 
     private final Router router;
     private final WorkerCredentials credentials;
-    /** Set on the upgrade: the worker id the credential was paired to, if it is a paired machine's token. */
-    private volatile Optional<String> pairedId = Optional.empty();
+    /** Set on the upgrade: who the credential says it is, if it is a paired machine's token. */
+    private volatile Optional<PairedIdentity> paired = Optional.empty();
     private final ProtocolCodec codec;
     private final StringBuilder partial = new StringBuilder();
     /** Characters of the message in fragments so far. */
@@ -64,19 +66,25 @@ final class WorkerEndpoint implements WsListener {
         if (refusal.isPresent()) {
             throw new WsUpgradeException(refusal.get());
         }
-        Optional<WorkerCredentials.Admitted> admitted = credentials.check(headers);
+        Optional<WorkerCredentials.Admitted> admitted;
+        try {
+            admitted = credentials.check(headers);
+        } catch (QueueException e) {
+            // The HTTP route it falls through to answers 503 with the reason.
+            throw new WsUpgradeException("the worker's token cannot be checked now: " + e.getMessage());
+        }
         if (admitted.isEmpty()) {
             // Logged by the HTTP route it falls through to, which knows the peer.
             throw new WsUpgradeException("missing or wrong worker secret or token");
         }
-        pairedId = admitted.get().pairedId();
+        paired = admitted.get().paired();
         return Optional.empty();
     }
 
     @Override
     public void onOpen(WsSession session) {
         link = new SessionLink(session, codec, Peers.of(session));
-        connection = router.connect(link, pairedId);
+        connection = router.connect(link, paired);
     }
 
     @Override

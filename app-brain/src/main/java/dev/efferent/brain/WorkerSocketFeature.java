@@ -14,6 +14,7 @@ import java.util.List;
  * request, reaches the HTTP route instead, which answers 401 (or 404 on a brain without hands) and logs it.
  */
 public final class WorkerSocketFeature implements BrainFeature {
+    private static final System.Logger LOG = System.getLogger(WorkerSocketFeature.class.getName());
     static final String PATH = "/ws/worker";
     private final Router router;
     private final WorkerCredentials credentials;
@@ -46,7 +47,18 @@ public final class WorkerSocketFeature implements BrainFeature {
     @Override
     public void http(HttpRouting.Builder routing) {
         routing.get(PATH, (req, res) -> {
-            if (hands && credentials.accepts(req.headers())) {
+            boolean accepted;
+            try {
+                accepted = hands && credentials.accepts(req.headers());
+            } catch (dev.efferent.queue.QueueException e) {
+                LOG.log(System.Logger.Level.WARNING, "Could not check a worker''s token from {0}: {1}", Peers.of(req),
+                        e.getMessage());
+                res.status(Status.SERVICE_UNAVAILABLE_503).header(HeaderValues.CONTENT_TYPE_JSON)
+                        .send(views.error(503, "the brain cannot check workers' tokens right now (its database is "
+                                + "unreachable: " + e.getMessage() + "); the worker retries by itself").toString());
+                return;
+            }
+            if (accepted) {
                 // The right secret, but no WebSocket: a proxy that drops the upgrade, or a worker asking why.
                 res.status(Status.create(426, "Upgrade Required")).header(HeaderValues.CONTENT_TYPE_JSON)
                         .send(views.error(426, "the worker secret or token is right, but this is not a WebSocket upgrade: "

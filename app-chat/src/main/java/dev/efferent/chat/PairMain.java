@@ -11,7 +11,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
- * {@code bin/efferent pair [--brain-url http://127.0.0.1:18789] [--token-file FILE]}: asks a running brain for a
+ * {@code bin/efferent pair [--brain-url http://127.0.0.1:18789] [--token-file FILE | --token TOKEN]}: asks a running brain for a
  * one-time pairing code and prints it with the command that uses it on the machine to join.
  */
 public final class PairMain {
@@ -39,10 +39,11 @@ public final class PairMain {
                 }
                 case "--help", "-h" -> {
                     System.out.println("""
-                            Usage: efferent pair [--brain-url http://host:18789] [--token-file FILE]
+                            Usage: efferent pair [--brain-url http://host:18789] [--token-file FILE | --token TOKEN]
                             Asks the brain for a one-time code (valid 10 minutes) that lets one machine join:
-                            run the printed command there. The API token defaults to EFFERENT_API_TOKEN, else
-                            ~/.efferent/brain/api-token (made by a brain on this machine).""");
+                            run the printed command there. The API token comes from --token-file, --token (seen by
+                            'ps'), EFFERENT_API_TOKEN, else ~/.efferent/brain/api-token (made by a brain on this
+                            machine).""");
                     return;
                 }
                 default -> ChatMain.fail("pair", 2, "unknown option '" + args[i] + "'");

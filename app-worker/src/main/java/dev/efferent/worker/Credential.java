@@ -40,7 +40,8 @@ record Credential(String bearer, boolean paired) {
         return paired
                 ? "The brain at " + brain + " refused this machine's paired token (401): it was revoked, or the brain "
                 + "lost it. Ask the brain for a new code (bin/efferent pair, or /pair in the chat) and start this "
-                + "worker with --pair CODE"
+                + "worker with --pair CODE; or, to use the shared worker secret instead, delete the token file "
+                + "(worker-token in the state directory), which is used before the secret"
                 : "The brain at " + brain + " refused the worker secret (401 Unauthorized); set "
                 + "EFFERENT_WORKER_SECRET or --secret-file to the brain's worker.secret, or pair this machine "
                 + "(--pair CODE)";

@@ -36,7 +36,7 @@ public final class WorkerMain {
                                          the token it gets is kept in the state directory for next time
               --secret-file FILE         a file holding the brain's worker secret (or set EFFERENT_WORKER_SECRET)
               --name NAME                the name users see (default: this host's name)
-              --root DIR                 a directory tools may touch; repeat for several (default: .)
+              --root DIR                 a directory tools may touch; repeat for several (default: your home)
               --max-concurrency N        tasks run at once (default 4)
               --state-dir DIR            worker id and result journal (default ~/.efferent/worker)
               --max-reconnect-attempts N give up after N failed attempts (default 0: never)

@@ -96,7 +96,7 @@ class WorkerMainTest {
         assertFalse(c.toString().contains("efw_kept"), "the token in a log line");
         // A brain that cannot be reached to pair: said, with the URL.
         WorkerSettings pairing = WorkerSettings.from(WorkerMain.configure(new String[]{"--brain-url",
-                "ws://127.0.0.1:1", "--state-dir", state.toString(), "--pair", "K7QM-3XWD"}));
+                "ws://127.0.0.1:1", "--state-dir", state.toString(), "--pair", "K7QM3-XWD8P"}));
         assertTrue(assertThrows(ConfigException.class, () -> Credential.resolve(pairing, "id")).getMessage()
                 .startsWith("cannot reach the brain at http://127.0.0.1:1/api/v1/pair to pair"));
     }

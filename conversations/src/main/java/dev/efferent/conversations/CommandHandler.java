@@ -49,9 +49,10 @@ public final class CommandHandler {
             /read <path> — show a file
             /ls [path] — list a directory
             /result <id> — the whole output of a finished task
-            Files and commands stay inside each machine's allowed roots (tools.roots, --root; the directory it was
-            started in unless set): paths are relative to the first root, commands run in it, and under the sandbox
-            they can write only there.""";
+            Files and commands stay inside each machine's allowed roots (tools.roots, --root; your home unless set),
+            less the places that hold credentials (tools.shell.hide: ~/.ssh, ~/.aws, ~/.efferent, …): paths are
+            relative to the first root, commands run in it, and under the sandbox they can write only there (the
+            home's dotfiles stay read-only).""";
 
     private final Router router;
     private final Assistant assistant;

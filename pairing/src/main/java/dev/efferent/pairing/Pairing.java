@@ -51,10 +51,14 @@ public final class Pairing implements Extension, AutoCloseable {
     public static final Duration CODE_TTL = Duration.ofMinutes(10);
     /** How often connections let in by a token check that it was not revoked by another brain. */
     static final Duration RECHECK = Duration.ofSeconds(30);
-    /** More wrong codes than this within a minute and pairing waits for the minute to pass. */
-    static final int MAX_WRONG_PER_MINUTE = 10;
+    /** Tries a minute one address may make; more wait for the minute to pass. */
+    static final int MAX_TRIES_PER_ADDRESS = 10;
+    /** Wrong tries a minute from all addresses together; more and this brain takes none for the rest of it. */
+    static final int MAX_WRONG_PER_MINUTE = 60;
     private static final String CODE_KEY = "pairing-code:";
     private static final String TOKEN_KEY = "worker-token:";
+    /** When a token was last used, kept apart so that noting it never writes the token's own record back. */
+    private static final String SEEN_KEY = "worker-seen:";
     /** No 0/O, 1/I/L: a code read aloud or off a phone is typed right. */
     private static final String ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
     private static final Pattern NAME = Pattern.compile("[\\p{L}\\p{N}._-]{1,64}");
@@ -66,7 +70,11 @@ public final class Pairing implements Extension, AutoCloseable {
     private final java.util.function.Supplier<String> brainUrl;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
-    private final Deque<Instant> wrong = new ArrayDeque<>();
+    /** Recent tries: when, and from which address; a right one is taken out again. */
+    private final Deque<Try> tries = new ArrayDeque<>();
+
+    private record Try(Instant at, String from) {
+    }
     /** Worker ids let in here by a token, with the token's hash: checked every {@link #RECHECK}. */
     private final Map<String, String> admitted = new ConcurrentHashMap<>();
     private volatile Set<String> pairedIds = Set.of();
@@ -103,10 +111,10 @@ public final class Pairing implements Extension, AutoCloseable {
     public PairingCode newCode(String by) {
         pruneExpiredCodes();
         StringBuilder code = new StringBuilder();
-        for (int i = 0; i < 8; i++) {
+        for (int i = 0; i < 10; i++) {
             code.append(ALPHABET.charAt(random.nextInt(ALPHABET.length())));
         }
-        code.insert(4, '-');
+        code.insert(5, '-');
         Instant expires = clock.instant().plus(CODE_TTL);
         ObjectNode entry = JSON.createObjectNode().put("expiresAt", expires.toString()).put("by", by);
         store.put(CODE_KEY + hash(normalize(code.toString())), entry.toString());
@@ -116,13 +124,14 @@ public final class Pairing implements Extension, AutoCloseable {
     }
 
     /**
-     * Exchanges {@code code} for a token bound to {@code workerId}. A machine that paired before (same id) gets a
-     * new token and its old one stops working.
+     * Exchanges {@code code} for a token bound to {@code workerId} and {@code name}. A machine that paired before
+     * (same id) gets a new token and its old one stops working.
      *
-     * @throws PairingException for a wrong, used or expired code, too many wrong codes lately, a name another
-     *                          machine is paired under, or an unusable name or id
+     * @param from the address the request came from: each may try {@link #MAX_TRIES_PER_ADDRESS} codes a minute
+     * @throws PairingException for a wrong, used or expired code, too many tries lately, a name another machine
+     *                          is paired under, or an unusable name or id
      */
-    public WorkerToken exchange(String code, String workerId, String name) {
+    public synchronized WorkerToken exchange(String code, String workerId, String name, String from) {
         if (workerId == null || !ID.matcher(workerId).matches()) {
             throw new PairingException(PairingException.Kind.INVALID, "workerId must be 1 to 128 letters, digits, "
                     + "'.', '_' or '-'");
@@ -131,35 +140,36 @@ public final class Pairing implements Extension, AutoCloseable {
             throw new PairingException(PairingException.Kind.INVALID, "the worker's name must be 1 to 64 letters, "
                     + "digits, '.', '_' or '-' (set it with --name)");
         }
-        if (tooManyWrong(false)) {
-            throw new PairingException(PairingException.Kind.TOO_MANY, "too many wrong pairing codes in the last "
+        // Counted before the code is looked up, so that requests sent together cannot all pass the limit.
+        Try attempt = new Try(clock.instant(), from);
+        if (!admit(attempt)) {
+            throw new PairingException(PairingException.Kind.TOO_MANY, "too many pairing codes tried in the last "
                     + "minute: wait a minute and try again");
         }
         String key = CODE_KEY + hash(normalize(code == null ? "" : code));
-        Optional<Instant> expires = store.get(key).map(v -> Instant.parse(read(v).path("expiresAt").asText()));
+        Optional<Instant> expires = store.get(key).flatMap(Pairing::expiry);
         if (expires.isEmpty() || !expires.get().isAfter(clock.instant())) {
-            expires.ifPresent(e -> store.remove(key));
-            tooManyWrong(true);
-            LOG.log(Level.WARNING, "Refused a pairing as {0} ({1}): wrong, used or expired code", name, workerId);
+            store.get(key).ifPresent(stale -> store.remove(key));
+            LOG.log(Level.WARNING, "Refused a pairing as {0} ({1}) from {2}: wrong, used or expired code", name,
+                    workerId, from);
             throw new PairingException(PairingException.Kind.WRONG_CODE, "the pairing code is wrong, used or "
                     + "expired: ask the brain for a new one (bin/efferent pair, or /pair in the chat)");
         }
-        List<PairedWorker> all = workers();
-        Optional<PairedWorker> other = all.stream()
-                .filter(w -> w.name().equals(name) && !w.workerId().equals(workerId)).findFirst();
-        if (other.isPresent()) {
+        forgive(attempt);
+        Map<String, PairedWorker> tokens = tokens();
+        if (tokens.values().stream().anyMatch(w -> w.name().equals(name) && !w.workerId().equals(workerId))) {
             // Checked before the code is used, so the person can try again with another name.
-            throw new PairingException(PairingException.Kind.NAME_TAKEN, "another machine (worker id "
-                    + other.get().workerId() + ") is paired as '" + name + "': start this one with another --name, "
-                    + "or revoke the other first (/workers revoke " + name + ")");
+            throw new PairingException(PairingException.Kind.NAME_TAKEN, "another machine is paired as '" + name
+                    + "': start this one with another --name, or revoke the other first (/workers revoke " + name
+                    + ")");
         }
         if (!store.remove(key)) {
             throw new PairingException(PairingException.Kind.WRONG_CODE, "the pairing code was just used by "
                     + "another machine: ask the brain for a new one (bin/efferent pair, or /pair in the chat)");
         }
-        tokens().forEach((k, w) -> {
+        tokens.forEach((k, w) -> {
             if (w.workerId().equals(workerId)) {
-                store.remove(k);
+                forget(k);
             }
         });
         byte[] secret = new byte[32];
@@ -168,8 +178,41 @@ public final class Pairing implements Extension, AutoCloseable {
         PairedWorker worker = new PairedWorker(workerId, name, clock.instant(), Optional.empty());
         store.put(TOKEN_KEY + hash(token), write(worker));
         refreshPaired();
-        LOG.log(Level.INFO, "Worker {0} ({1}) paired", name, workerId);
+        LOG.log(Level.INFO, "Worker {0} ({1}) paired from {2}", name, workerId, from);
         return new WorkerToken(worker, token);
+    }
+
+    /** Records a try if the limits allow it. */
+    private synchronized boolean admit(Try attempt) {
+        Instant minuteAgo = attempt.at().minus(Duration.ofMinutes(1));
+        while (!tries.isEmpty() && !tries.peekFirst().at().isAfter(minuteAgo)) {
+            tries.removeFirst();
+        }
+        long fromThere = tries.stream().filter(t -> t.from().equals(attempt.from())).count();
+        if (fromThere >= MAX_TRIES_PER_ADDRESS || tries.size() >= MAX_WRONG_PER_MINUTE) {
+            return false;
+        }
+        tries.addLast(attempt);
+        return true;
+    }
+
+    /** A right code: its try does not count against anyone. */
+    private synchronized void forgive(Try attempt) {
+        tries.remove(attempt);
+    }
+
+    private static Optional<Instant> expiry(String entry) {
+        try {
+            return Optional.of(Instant.parse(read(entry).path("expiresAt").asText()));
+        } catch (RuntimeException e) {
+            // A record this brain cannot read is no code it made: treated as expired.
+            return Optional.empty();
+        }
+    }
+
+    private void forget(String tokenKey) {
+        store.remove(tokenKey);
+        store.remove(SEEN_KEY + tokenKey.substring(TOKEN_KEY.length()));
     }
 
     /**
@@ -177,12 +220,12 @@ public final class Pairing implements Extension, AutoCloseable {
      * on so that a revocation by another brain ends its connection here.
      */
     public Optional<PairedWorker> connecting(String token) {
-        String key = TOKEN_KEY + hash(token);
+        String hash = hash(token);
+        String key = TOKEN_KEY + hash;
         Optional<PairedWorker> found = store.get(key).map(this::parse);
         found.ifPresent(w -> {
-            PairedWorker now = new PairedWorker(w.workerId(), w.name(), w.pairedAt(), Optional.of(clock.instant()));
             try {
-                store.put(key, write(now));
+                store.put(SEEN_KEY + hash, clock.instant().toString());
             } catch (QueueException e) {
                 LOG.log(Level.DEBUG, "Could not note when {0} connected: {1}", w.name(), e.getMessage());
             }
@@ -216,9 +259,16 @@ public final class Pairing implements Extension, AutoCloseable {
      */
     public Revoked revoke(String nameOrId) {
         Map<String, PairedWorker> tokens = tokens();
+        // An id is exact; a name is taken only if one machine has it.
         List<Map.Entry<String, PairedWorker>> matching = tokens.entrySet().stream()
-                .filter(e -> e.getValue().name().equals(nameOrId) || e.getValue().workerId().equals(nameOrId))
-                .toList();
+                .filter(e -> e.getValue().workerId().equals(nameOrId)).toList();
+        if (matching.isEmpty()) {
+            matching = tokens.entrySet().stream().filter(e -> e.getValue().name().equals(nameOrId)).toList();
+            if (matching.stream().map(e -> e.getValue().workerId()).distinct().count() > 1) {
+                throw new PairingException(PairingException.Kind.NOT_FOUND, "more than one machine is paired as '"
+                        + nameOrId + "': revoke one by its worker id (/workers paired lists them)");
+            }
+        }
         if (matching.isEmpty()) {
             throw new PairingException(PairingException.Kind.NOT_FOUND, "no machine is paired as '" + nameOrId
                     + "'" + (tokens.isEmpty() ? "; none is paired (machines joined with the shared worker secret "
@@ -226,7 +276,7 @@ public final class Pairing implements Extension, AutoCloseable {
                     workers().stream().map(PairedWorker::name).toList())));
         }
         PairedWorker worker = matching.getFirst().getValue();
-        matching.forEach(e -> store.remove(e.getKey()));
+        matching.forEach(e -> forget(e.getKey()));
         refreshPaired();
         admitted.remove(worker.workerId());
         boolean disconnected = router.disconnect(worker.workerId(), "worker token revoked");
@@ -249,10 +299,14 @@ public final class Pairing implements Extension, AutoCloseable {
         String[] words = message.text().strip().split("\\s+");
         String command = words[0].toLowerCase(Locale.ROOT);
         if (command.equals("/pair")) {
-            return Optional.of(say(words.length > 1 ? "/pair takes nothing after it: it makes a one-time code."
-                    : !handsEnabled() ? "This brain runs in single-machine mode: no machine can join it. Start it "
-                    + "with --hands (hands.enabled: true) first."
-                    : pairMessage(newCode("chat " + message.conversation().key()))));
+            try {
+                return Optional.of(say(words.length > 1 ? "/pair takes nothing after it: it makes a one-time code."
+                        : !handsEnabled() ? "This brain runs in single-machine mode: no machine can join it. Start "
+                        + "it with --hands (hands.enabled: true) first."
+                        : pairMessage(newCode("chat " + message.conversation().key()))));
+            } catch (QueueException e) {
+                return Optional.of(say("The brain cannot keep a pairing code right now: " + e.getMessage()));
+            }
         }
         if (!command.equals("/workers") && !command.equals("/nodes") || words.length < 2) {
             return Optional.empty();
@@ -275,6 +329,8 @@ public final class Pairing implements Extension, AutoCloseable {
             };
         } catch (PairingException e) {
             return Optional.of(say(capitalize(e.getMessage()) + "."));
+        } catch (QueueException e) {
+            return Optional.of(say("The brain cannot reach the paired machines right now: " + e.getMessage()));
         }
     }
 
@@ -342,9 +398,13 @@ public final class Pairing implements Extension, AutoCloseable {
 
     private Map<String, PairedWorker> tokens() {
         Map<String, PairedWorker> all = new java.util.LinkedHashMap<>();
+        Map<String, String> seen = store.values(SEEN_KEY);
         store.values(TOKEN_KEY).forEach((k, v) -> {
             try {
-                all.put(k, parse(v));
+                PairedWorker w = parse(v);
+                Optional<Instant> last = Optional.ofNullable(seen.get(SEEN_KEY + k.substring(TOKEN_KEY.length())))
+                        .map(Instant::parse);
+                all.put(k, new PairedWorker(w.workerId(), w.name(), w.pairedAt(), last));
             } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Skipping the paired worker kept as {0}: {1}", k, e.getMessage());
             }
@@ -355,25 +415,10 @@ public final class Pairing implements Extension, AutoCloseable {
     private void pruneExpiredCodes() {
         Instant now = clock.instant();
         store.values(CODE_KEY).forEach((k, v) -> {
-            try {
-                if (!Instant.parse(read(v).path("expiresAt").asText()).isAfter(now)) {
-                    store.remove(k);
-                }
-            } catch (RuntimeException e) {
+            if (expiry(v).filter(t -> t.isAfter(now)).isEmpty()) {
                 store.remove(k);
             }
         });
-    }
-
-    private synchronized boolean tooManyWrong(boolean add) {
-        Instant now = clock.instant();
-        if (add) {
-            wrong.addLast(now);
-        }
-        while (!wrong.isEmpty() && !wrong.peekFirst().isAfter(now.minus(Duration.ofMinutes(1)))) {
-            wrong.removeFirst();
-        }
-        return wrong.size() >= MAX_WRONG_PER_MINUTE;
     }
 
     private static String normalize(String code) {

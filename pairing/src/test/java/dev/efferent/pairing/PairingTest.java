@@ -10,6 +10,7 @@ import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.contract.MutableClock;
+import dev.efferent.router.PairedIdentity;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
@@ -68,38 +69,58 @@ class PairingTest {
     @Test
     void aCodeWorksOnceForTenMinutes() {
         PairingCode code = pairing.newCode("test");
-        assertTrue(code.code().matches("[2-9A-HJKMNP-Z]{4}-[2-9A-HJKMNP-Z]{4}"), code.code());
+        assertTrue(code.code().matches("[2-9A-HJKMNP-Z]{5}-[2-9A-HJKMNP-Z]{5}"), code.code());
         assertEquals("bin/efferent worker --brain-url " + URL + " --pair " + code.code(), code.command());
         assertEquals(clock.instant().plus(Duration.ofMinutes(10)), code.expiresAt());
         // Typed in lower case, without the dash: the same code.
-        WorkerToken t = pairing.exchange(code.code().toLowerCase().replace("-", ""), "id-1", "laptop");
+        WorkerToken t = pairing.exchange(code.code().toLowerCase().replace("-", ""), "id-1", "laptop", "127.0.0.1");
         assertTrue(t.token().startsWith("efw_") && t.token().length() > 40, t.token());
         assertFalse(t.toString().contains(t.token()), "the token in a log line");
         assertEquals(PairingException.Kind.WRONG_CODE, assertThrows(PairingException.class,
-                () -> pairing.exchange(code.code(), "id-2", "desktop")).kind());
+                () -> pairing.exchange(code.code(), "id-2", "desktop", "127.0.0.1")).kind());
 
         PairingCode late = pairing.newCode("test");
         clock.advance(Duration.ofMinutes(10));
-        PairingException e = assertThrows(PairingException.class, () -> pairing.exchange(late.code(), "id-2", "desk"));
+        PairingException e = assertThrows(PairingException.class, () -> pairing.exchange(late.code(), "id-2", "desk", "127.0.0.1"));
         assertEquals("the pairing code is wrong, used or expired: ask the brain for a new one (bin/efferent pair, or "
                 + "/pair in the chat)", e.getMessage());
     }
 
     @Test
-    void guessingIsSlowedToTenWrongCodesAMinute() {
+    void guessingIsSlowedPerAddressAndForEveryoneAndABurstCannotPass() throws Exception {
         PairingCode code = pairing.newCode("test");
-        IntStream.range(0, Pairing.MAX_WRONG_PER_MINUTE).forEach(i -> assertThrows(PairingException.class,
-                () -> pairing.exchange("2222-222" + (i % 8 + 2), "id", "x")));
-        // Even the right code waits now: a guesser cannot tell a hit from the wait.
+        // Ten tries a minute from one address, sent together: counted before each lookup, none beyond the ten.
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        List<java.util.concurrent.Future<PairingException.Kind>> burst = IntStream.range(0, 40)
+                .mapToObj(i -> pool.submit(() -> assertThrows(PairingException.class,
+                        () -> pairing.exchange("22222-2222" + (i % 8 + 2), "id", "x", "203.0.113.9")).kind()))
+                .toList();
+        long wrong = 0;
+        for (var f : burst) {
+            wrong += f.get() == PairingException.Kind.WRONG_CODE ? 1 : 0;
+        }
+        pool.shutdown();
+        assertEquals(Pairing.MAX_TRIES_PER_ADDRESS, wrong, "codes looked up for one address in a minute");
+        // Even the right code waits there now: a guesser cannot tell a hit from the wait.
         assertEquals(PairingException.Kind.TOO_MANY, assertThrows(PairingException.class,
-                () -> pairing.exchange(code.code(), "id", "laptop")).kind());
+                () -> pairing.exchange(code.code(), "id", "laptop", "203.0.113.9")).kind());
+        // Another address is not held up by that one, and a right code does not count against it.
+        assertEquals("laptop", pairing.exchange(code.code(), "id", "laptop", "198.51.100.7").worker().name());
+        // Many addresses together: sixty wrong a minute, then none for anyone.
+        for (int i = 0; i < Pairing.MAX_WRONG_PER_MINUTE - Pairing.MAX_TRIES_PER_ADDRESS; i++) {
+            String from = "192.0.2." + i;
+            assertThrows(PairingException.class, () -> pairing.exchange("22222-22222", "id", "x", from));
+        }
+        PairingCode next = pairing.newCode("test");
+        assertEquals(PairingException.Kind.TOO_MANY, assertThrows(PairingException.class,
+                () -> pairing.exchange(next.code(), "id2", "desk", "198.51.100.7")).kind());
         clock.advance(Duration.ofMinutes(1));
-        assertEquals("laptop", pairing.exchange(code.code(), "id", "laptop").worker().name());
+        assertEquals("desk", pairing.exchange(next.code(), "id2", "desk", "198.51.100.7").worker().name());
     }
 
     @Test
     void aTokenIsBoundToItsWorkerAndKeptOnlyAsAHash() throws Exception {
-        WorkerToken first = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop");
+        WorkerToken first = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
         assertEquals("id-1", pairing.connecting(first.token()).orElseThrow().workerId());
         assertTrue(pairing.paired("id-1"));
         String kept = Files.readString(dir.resolve("paired-workers.json"));
@@ -110,12 +131,12 @@ class PairingTest {
         // Another machine cannot take the name; the code is not used up by trying.
         PairingCode code = pairing.newCode("t");
         PairingException taken = assertThrows(PairingException.class, () -> pairing.exchange(code.code(), "id-2",
-                "laptop"));
+                "laptop", "127.0.0.1"));
         assertEquals(PairingException.Kind.NAME_TAKEN, taken.kind());
-        assertEquals("desktop", pairing.exchange(code.code(), "id-2", "desktop").worker().name());
+        assertEquals("desktop", pairing.exchange(code.code(), "id-2", "desktop", "127.0.0.1").worker().name());
 
         // The same machine pairing again gets a new token; the old one stops working.
-        WorkerToken again = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop");
+        WorkerToken again = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
         assertNotEquals(first.token(), again.token());
         assertTrue(pairing.connecting(first.token()).isEmpty());
         assertEquals(List.of("desktop", "laptop"), pairing.workers().stream().map(PairedWorker::name).toList());
@@ -126,16 +147,19 @@ class PairingTest {
         assertEquals("id-1", pairing.find(again.token()).orElseThrow().workerId());
         assertTrue(pairing.workers().stream().filter(w -> w.workerId().equals("id-1")).findFirst().orElseThrow()
                 .lastConnected().isEmpty(), "never connected with the new token");
+        pairing.connecting(again.token());
+        assertTrue(pairing.workers().stream().filter(w -> w.workerId().equals("id-1")).findFirst().orElseThrow()
+                .lastConnected().isPresent(), "its connection noted");
     }
 
     @Test
     void badNamesAndIdsAreRefused() {
         String code = pairing.newCode("t").code();
         assertEquals("the worker's name must be 1 to 64 letters, digits, '.', '_' or '-' (set it with --name)",
-                assertThrows(PairingException.class, () -> pairing.exchange(code, "id", "my laptop\n")).getMessage());
+                assertThrows(PairingException.class, () -> pairing.exchange(code, "id", "my laptop\n", "127.0.0.1")).getMessage());
         assertEquals(PairingException.Kind.INVALID, assertThrows(PairingException.class,
-                () -> pairing.exchange(code, "../../etc", "laptop")).kind());
-        assertEquals("laptop", pairing.exchange(code, "id", "laptop").worker().name());
+                () -> pairing.exchange(code, "../../etc", "laptop", "127.0.0.1")).kind());
+        assertEquals("laptop", pairing.exchange(code, "id", "laptop", "127.0.0.1").worker().name());
     }
 
     @Test
@@ -144,10 +168,11 @@ class PairingTest {
         Pairing here = Pairing.open(router, Optional.of(shared), dir.resolve("unused"), () -> URL, clock);
         Pairing there = Pairing.open(router, Optional.of(shared), dir.resolve("unused"), () -> URL, clock);
         try {
-            WorkerToken t = there.exchange(there.newCode("t").code(), "id-1", "laptop");
-            String id = here.connecting(t.token()).orElseThrow().workerId();
+            WorkerToken t = there.exchange(there.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
+            PairedWorker w = here.connecting(t.token()).orElseThrow();
+            String id = w.workerId();
             FakeLink link = new FakeLink();
-            WorkerConnection connection = router.connect(link, Optional.of(id));
+            WorkerConnection connection = router.connect(link, Optional.of(new PairedIdentity(id, w.name())));
             connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, "laptop", "host", "linux-amd64",
                     List.of(), 1));
             awaitOnline("laptop", true);
@@ -163,24 +188,44 @@ class PairingTest {
     }
 
     @Test
-    void aTokenCannotRegisterAsAnotherWorker() {
-        WorkerToken t = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop");
+    void aTokenCannotRegisterAsAnotherWorkerOrUnderAnotherName() {
+        WorkerToken t = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
+        PairedWorker w = pairing.connecting(t.token()).orElseThrow();
+        PairedIdentity paired = new PairedIdentity(w.workerId(), w.name());
         FakeLink link = new FakeLink();
-        WorkerConnection connection = router.connect(link, Optional.of(pairing.connecting(t.token()).orElseThrow()
-                .workerId()));
-        connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-of-another", "laptop", "host", "linux",
-                List.of(), 1));
+        router.connect(link, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION,
+                "id-of-another", "laptop", "host", "linux", List.of(), 1));
         assertEquals("1008 token paired to another worker id", link.closed.join());
-        assertTrue(router.workers().stream().noneMatch(w -> w.id().equals("id-of-another")));
+        FakeLink renamed = new FakeLink();
+        router.connect(renamed, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1",
+                "desktop", "host", "linux", List.of(), 1));
+        assertEquals("1008 token paired under another name", renamed.closed.join());
+        assertTrue(router.workers().stream().noneMatch(x -> x.id().equals("id-of-another") || x.id().equals("id-1")));
+    }
+
+    @Test
+    void aRevokedMachineIsOfflineAtOnceEvenIfItNeverReadsTheClose() {
+        WorkerToken t = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
+        PairedWorker w = pairing.connecting(t.token()).orElseThrow();
+        FakeLink link = new FakeLink();
+        router.connect(link, Optional.of(new PairedIdentity(w.workerId(), w.name()))).receive(new WorkerRegister(
+                Message.PROTOCOL_VERSION, "id-1", "laptop", "host", "linux", List.of(), 1));
+        awaitOnline("laptop", true);
+        // The fake link never reports itself closed: the router must not wait for that.
+        assertTrue(pairing.revoke("id-1").disconnected());
+        assertTrue(router.workers().stream().noneMatch(x -> x.id().equals("id-1") && x.online()));
+        assertTrue(pairing.connecting(t.token()).isEmpty());
+        // The connection time was kept apart from the token: nothing written back brings it to life.
+        assertTrue(pairing.workers().isEmpty());
     }
 
     @Test
     void theChatPairsListsAndRevokes() {
         String pair = say("/pair");
-        assertTrue(pair.matches("(?s)Pairing code: (\\S{9}) \\(works once, for 10 minutes\\)\\. On the machine to "
+        assertTrue(pair.matches("(?s)Pairing code: (\\S{11}) \\(works once, for 10 minutes\\)\\. On the machine to "
                 + "join, run:\\n  bin/efferent worker --brain-url ws://brain\\.example:18789 --pair \\1"), pair);
         assertEquals("No machine joined with a pairing code yet. /pair makes one.", say("/workers paired"));
-        pairing.exchange(pair.substring(14, 23), "id-1", "laptop");
+        pairing.exchange(pair.substring(14, 25), "id-1", "laptop", "127.0.0.1");
         assertTrue(say("/workers paired").startsWith("Paired machines:\n• laptop (id-1): paired "), say("/workers paired"));
         assertEquals("Revoked the token of laptop; it was not connected here. It cannot reconnect until it pairs "
                 + "again.", say("/workers revoke laptop"));

@@ -24,8 +24,8 @@ final class Connection implements WorkerConnection {
 
     final WorkerLink link;
     final boolean local;
-    /** The worker id this connection's credential belongs to, if it is a paired worker's token. */
-    final java.util.Optional<String> pairedId;
+    /** Who this connection's credential says it is, if it is a paired machine's token. */
+    final java.util.Optional<PairedIdentity> paired;
     private final Router router;
     private final ProtocolCodec codec;
     private final Clock clock;
@@ -49,8 +49,8 @@ final class Connection implements WorkerConnection {
     volatile boolean probing;
 
     Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock,
-               java.util.Optional<String> pairedId) {
-        this.pairedId = pairedId;
+               java.util.Optional<PairedIdentity> paired) {
+        this.paired = paired;
         this.router = router;
         this.link = link;
         this.local = local;

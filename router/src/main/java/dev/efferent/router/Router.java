@@ -120,12 +120,12 @@ public final class Router implements AutoCloseable {
     /**
      * A new worker connection; feed it the worker's frames.
      *
-     * @param link     the transport
-     * @param pairedId the worker id the connection's credential belongs to (a paired worker's token): it may
-     *                 register with that id only; empty for the shared worker secret, which may register as any
+     * @param link   the transport
+     * @param paired who the connection's credential says it is (a paired machine's token): it may register as
+     *               that worker id and name only; empty for the shared worker secret, which may register as any
      */
-    public WorkerConnection connect(WorkerLink link, Optional<String> pairedId) {
-        Connection connection = new Connection(this, link, false, codec, clock, pairedId);
+    public WorkerConnection connect(WorkerLink link, Optional<PairedIdentity> paired) {
+        Connection connection = new Connection(this, link, false, codec, clock, paired);
         connection.registrationTimer = schedule(() -> workers.registrationDue(connection),
                 WorkerProtocol.REGISTER_TIMEOUT);
         return connection;
@@ -241,6 +241,9 @@ public final class Router implements AutoCloseable {
                 return false;
             }
             LOG.log(Level.INFO, "Disconnecting worker {0} ({1}): {2}", s.name, s.id, reason);
+            // Offline here and now, whether or not the peer ever reads the close: nothing more is sent to it, and
+            // what it sends from now on is refused as from an unregistered connection.
+            workers.lose(s, reason);
             s.link.close(1008, reason);
             return true;
         });

@@ -193,13 +193,23 @@ final class WorkerProtocol {
             c.link.close(1008, "unsupported protocol version");
             return;
         }
-        if (c.pairedId.isPresent() && !c.pairedId.get().equals(m.workerId())) {
+        if (c.paired.isPresent() && !c.paired.get().workerId().equals(m.workerId())) {
             LOG.log(Level.WARNING, "Refused a connection from {0}: it registered as worker {1} with the token paired "
-                    + "to worker {2}", c.link.describe(), m.workerId(), c.pairedId.get());
+                    + "to worker {2}", c.link.describe(), m.workerId(), c.paired.get().workerId());
             c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this token was paired to "
-                    + "worker id '" + c.pairedId.get() + "', not '" + m.workerId() + "'; a machine keeps its token and "
-                    + "id together in its state directory (pair again to get a token for this id)"));
+                    + "worker id '" + c.paired.get().workerId() + "', not '" + m.workerId() + "'; a machine keeps its "
+                    + "token and id together in its state directory (pair again to get a token for this id)"));
             c.link.close(1008, "token paired to another worker id");
+            return;
+        }
+        if (c.paired.isPresent() && !c.paired.get().name().equals(m.name())) {
+            // A name is how tasks are aimed at a machine: a paired one may not answer to another's.
+            LOG.log(Level.WARNING, "Refused a connection from {0}: worker {1} paired as {2} registered as {3}",
+                    c.link.describe(), m.workerId(), c.paired.get().name(), m.name());
+            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: this machine was paired as '"
+                    + c.paired.get().name() + "', not '" + m.name() + "': start it with --name " + c.paired.get().name()
+                    + ", or pair it again under the new name"));
+            c.link.close(1008, "token paired under another name");
             return;
         }
         WorkerSession previous = state.sessions.get(m.workerId());

@@ -212,7 +212,7 @@ class ConsoleTest extends SystemFixture {
             waitForText(page, ".msg.bot", "Pairing code:");
             String shown = page.locator(".msg.bot").filter(new Locator.FilterOptions().setHasText("Pairing code:"))
                     .first().innerText();
-            java.util.regex.Matcher code = java.util.regex.Pattern.compile("--pair (\\S{4}-\\S{4})").matcher(shown);
+            java.util.regex.Matcher code = java.util.regex.Pattern.compile("--pair (\\S{5}-\\S{5})").matcher(shown);
             assertTrue(code.find(), shown);
 
             worker("laptop", dir.resolve("laptop"), List.of(brain), List.of(), Map.of("EFFERENT_WORKER_SECRET", ""),

@@ -33,7 +33,7 @@ class PairingTest extends SystemFixture {
 
         // A wrong code: the worker says why and stops; nothing is paired.
         Launched intruder = worker("intruder", dir.resolve("intruder"), List.of(brain), List.of(), NO_SECRET,
-                "--pair", "2345-6789");
+                "--pair", "23456-78923");
         assertTrue(intruder.process().waitFor(60, TimeUnit.SECONDS), "a worker with a wrong code kept running");
         assertEquals(2, intruder.process().exitValue());
         assertTrue(intruder.output().contains("refused to pair this machine (403: the pairing code is wrong, used or "
@@ -107,7 +107,7 @@ class PairingTest extends SystemFixture {
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), out);
         java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                "Pairing code: ([A-Z0-9]{4}-[A-Z0-9]{4}) \\(works once, for 10 minutes\\)\\nOn the machine to join, run:\\n"
+                "Pairing code: ([A-Z0-9]{5}-[A-Z0-9]{5}) \\(works once, for 10 minutes\\)\\nOn the machine to join, run:\\n"
                         + "  bin/efferent worker --brain-url ws://127\\.0\\.0\\.1:" + brain.port() + " --pair \\1\\n")
                 .matcher(out);
         assertTrue(m.find(), out);

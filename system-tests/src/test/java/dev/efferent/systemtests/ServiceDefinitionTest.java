@@ -66,7 +66,7 @@ class ServiceDefinitionTest {
         String text = efferent("worker", "--print-service", "--deny", "run_shell if command~.*$HOME.*");
         assertTrue(text.contains("\"run_shell if command~.*$$HOME.*\""), text);
         // A pairing code works once: a unit that pairs at every start would fail at the second.
-        String pair = efferent(1, "worker", "--install-service", "--pair", "K7QM-3XWD");
+        String pair = efferent(1, "worker", "--install-service", "--pair", "K7QM3-XWD8P");
         assertTrue(pair.contains("--pair is used once, not at every start"), pair);
         assertTrue(!Files.exists(home.resolve(".config/systemd/user/efferent-worker.service")), "nothing written");
     }

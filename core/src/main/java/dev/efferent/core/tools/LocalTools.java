@@ -16,7 +16,7 @@ import java.util.List;
 /**
  * Sets up this process's tools from configuration: every toolkit found, less those with
  * {@code tools.<name>.enabled: false}, each given {@code tools.<name>.*}, confined to {@code tools.roots}
- * (default: the working directory).
+ * (default: the user's home, less {@code tools.shell.hide}).
  */
 public final class LocalTools {
     private LocalTools() {
@@ -42,15 +42,26 @@ public final class LocalTools {
         return new LocalToolExecutor(catalog, roots);
     }
 
-    /** The allowed roots from {@code tools.roots}; {@code ~} stands for the user's home directory. */
+    /**
+     * The allowed roots from {@code tools.roots} (the user's home directory when unset; {@code ~} stands for it),
+     * less the paths of {@code tools.shell.hide} (by default {@link AllowedRoots#DEFAULT_HIDDEN}), which the shell's
+     * sandbox hides too: one rule for every tool.
+     */
     public static AllowedRoots roots(Config tools) {
-        List<String> configured = new ConfigSettings(tools).list("roots");
-        List<Path> paths = (configured.isEmpty() ? List.of(".") : configured).stream()
+        ConfigSettings settings = new ConfigSettings(tools);
+        List<String> configured = settings.list("roots");
+        List<Path> paths = (configured.isEmpty() ? List.of("~") : configured).stream()
+                .map(HomePath::expand)
+                .map(p -> Path.of(p).toAbsolutePath().normalize())
+                .toList();
+        // Set, even to an empty list, replaces the default, as for the shell.
+        ConfigSettings shell = new ConfigSettings(tools.get("shell"));
+        List<Path> hidden = (shell.get("hide").isPresent() ? shell.list("hide") : AllowedRoots.DEFAULT_HIDDEN).stream()
                 .map(HomePath::expand)
                 .map(p -> Path.of(p).toAbsolutePath().normalize())
                 .toList();
         try {
-            return AllowedRoots.of(paths);
+            return AllowedRoots.of(paths, hidden);
         } catch (ToolException e) {
             throw new ConfigException("tools.roots: " + e.getMessage(), e);
         }

@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,9 +41,17 @@ class LocalToolsTest {
     }
 
     @Test
-    void rootsComeFromConfigurationAndDefaultToTheWorkingDirectory() throws IOException {
+    void rootsComeFromConfigurationAndDefaultToTheHomeLessItsCredentials() throws IOException {
         Config none = ConfigLoader.load(Optional.empty(), Map.of(), Map.of());
-        assertEquals(List.of(Path.of("").toAbsolutePath().toRealPath()), LocalTools.roots(none.get("tools")).paths());
+        Path home = Path.of(System.getProperty("user.home"));
+        dev.efferent.tools.spi.AllowedRoots defaults = LocalTools.roots(none.get("tools"));
+        assertEquals(List.of(home.toRealPath()), defaults.paths());
+        assertTrue(defaults.isHidden(home.resolve(".ssh/id_ed25519")) && defaults.isHidden(home.resolve(".efferent"))
+                && defaults.isHidden(home.resolve(".aws/credentials")), defaults.hidden().toString());
+        assertFalse(defaults.isHidden(home.resolve(".bashrc")));
+        // Set, even to nothing, the list replaces the default (as for the shell's sandbox).
+        Config nothing = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_TOOLS_SHELL_HIDE", ""), Map.of());
+        assertTrue(LocalTools.roots(nothing.get("tools")).hidden().isEmpty());
         Config two = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_TOOLS_ROOTS", dir + "," + dir.getParent()),
                 Map.of());
         assertEquals(List.of(dir.toRealPath(), dir.getParent().toRealPath()), LocalTools.roots(two.get("tools")).paths());

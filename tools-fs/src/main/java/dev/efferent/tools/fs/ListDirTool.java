@@ -95,6 +95,10 @@ final class ListDirTool implements Tool {
                 for (String name : dir.names()) {
                     if (hidden || !name.startsWith(".")) {
                         ConfinedPath child = dir.child(name);
+                        if (context.roots().isHidden(child.path())) {
+                            // Credentials (tools.shell.hide): not listed, not walked into.
+                            continue;
+                        }
                         // An entry deleted since the directory was read is simply no longer there to list.
                         child.attributes().ifPresent(attrs -> children.add(new Child(name, child, attrs)));
                     }

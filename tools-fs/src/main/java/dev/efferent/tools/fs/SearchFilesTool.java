@@ -187,6 +187,10 @@ final class SearchFilesTool implements Tool {
                 names.sort(null);
                 for (String name : names) {
                     ConfinedPath child = dir.child(name);
+                    if (context.roots().isHidden(child.path())) {
+                        // Credentials (tools.shell.hide): never searched.
+                        continue;
+                    }
                     Optional<BasicFileAttributes> childAttrs = child.attributes();
                     if (childAttrs.isPresent() && !visitChild(child, childAttrs.get(), depth + 1)) {
                         return false;

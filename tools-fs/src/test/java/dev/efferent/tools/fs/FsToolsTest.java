@@ -48,8 +48,12 @@ abstract class FsToolsTest {
             executor.close();
         }
         executor = new LocalToolExecutor(
-                ToolCatalog.of(List.of(new FsToolkitProvider().create(settings))),
-                AllowedRoots.of(List.of(root)));
+                ToolCatalog.of(List.of(new FsToolkitProvider().create(settings))), allowedRoots());
+    }
+
+    /** The roots the tools get: {@link #root}. */
+    AllowedRoots allowedRoots() {
+        return AllowedRoots.of(List.of(root));
     }
 
     @AfterEach

@@ -42,7 +42,9 @@ record BwrapSandbox(Path bwrap, boolean network, ProcessLimit limit, HiddenPaths
     }
 
     /** Kinds of {@link Mount}, in the order they are applied at the same path. */
-    enum Layer { PRIVATE, REBOUND, HIDDEN, ROOT }
+    private static final System.Logger LOG = System.getLogger(BwrapSandbox.class.getName());
+
+    enum Layer { PRIVATE, REBOUND, HIDDEN, ROOT, READ_ONLY }
 
     /** bubblewrap on {@code path} (the PATH's value), else at {@code usual}. */
     static Optional<Path> find(String path, Path usual) {
@@ -113,9 +115,42 @@ record BwrapSandbox(Path bwrap, boolean network, ProcessLimit limit, HiddenPaths
         mounts.addAll(hidden.mounts());
         for (Path root : roots) {
             mounts.add(new Mount(root, Layer.ROOT, List.of("--bind", root.toString(), root.toString())));
+            mounts.addAll(dotfiles(root));
         }
         // Stable: mounts of one depth and layer keep the order they were listed in.
         mounts.sort(Comparator.comparingInt((Mount m) -> m.at().getNameCount()).thenComparing(Mount::layer));
+        return mounts;
+    }
+
+    /**
+     * With the home directory as a root (the default), its dotfiles and dot-directories stay read-only, as they are
+     * when the root is elsewhere: a command may not plant a line in {@code ~/.bashrc} or a git hook in
+     * {@code ~/.config} that runs later, unconfined. Links among them are left as they are (a mount over a link
+     * would land on its target).
+     */
+    private List<Mount> dotfiles(Path root) {
+        List<Mount> mounts = new ArrayList<>();
+        Path home;
+        try {
+            home = Path.of(System.getProperty("user.home")).toRealPath();
+        } catch (IOException e) {
+            return mounts;
+        }
+        if (!root.equals(home)) {
+            return mounts;
+        }
+        try (var entries = Files.newDirectoryStream(home, ".*")) {
+            for (Path entry : entries) {
+                boolean hiddenHere = hidden.paths().stream().anyMatch(entry::startsWith);
+                if (!hiddenHere && !Files.isSymbolicLink(entry)) {
+                    mounts.add(new Mount(entry, Layer.READ_ONLY, List.of("--ro-bind", entry.toString(),
+                            entry.toString())));
+                }
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "Could not list the dotfiles of {0} to keep them read-only in the "
+                    + "sandbox: {1}", home, e.getMessage());
+        }
         return mounts;
     }
 

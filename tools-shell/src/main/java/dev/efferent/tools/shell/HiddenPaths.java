@@ -29,9 +29,8 @@ import java.util.List;
  */
 record HiddenPaths(List<String> entries, List<Path> paths) {
     static final String KEY = "tools.shell.hide";
-    static final List<String> DEFAULT = List.of("~/.efferent", "~/.ssh", "~/.gnupg", "~/.aws", "~/.azure",
-            "~/.config/gcloud", "~/.kube", "~/.docker", "~/.config/gh", "~/.netrc", "~/.git-credentials", "~/.pypirc",
-            "~/.cargo/credentials.toml");
+    /** The same list the file tools are kept out of (see {@link dev.efferent.tools.spi.AllowedRoots}). */
+    static final List<String> DEFAULT = dev.efferent.tools.spi.AllowedRoots.DEFAULT_HIDDEN;
     static final HiddenPaths NONE = new HiddenPaths(List.of(), List.of());
 
     HiddenPaths {

