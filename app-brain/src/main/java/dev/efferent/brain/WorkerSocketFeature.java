@@ -54,8 +54,8 @@ public final class WorkerSocketFeature implements BrainFeature {
                 LOG.log(System.Logger.Level.WARNING, "Could not check a worker''s token from {0}: {1}", Peers.of(req),
                         e.getMessage());
                 res.status(Status.SERVICE_UNAVAILABLE_503).header(HeaderValues.CONTENT_TYPE_JSON)
-                        .send(views.error(503, "the brain cannot check workers' tokens right now (its database is "
-                                + "unreachable: " + e.getMessage() + "); the worker retries by itself").toString());
+                        .send(views.error(503, "the brain cannot check workers' tokens right now (its store is "
+                                + "unreachable; its log says why); the worker retries by itself").toString());
                 return;
             }
             if (accepted) {

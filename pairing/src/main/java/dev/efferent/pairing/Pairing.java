@@ -10,7 +10,6 @@ import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Records;
 import dev.efferent.router.Router;
-import dev.efferent.router.WorkerInfo;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -77,7 +76,9 @@ public final class Pairing implements Extension, AutoCloseable {
     }
     /** Worker ids let in here by a token, with the token's hash: checked every {@link #RECHECK}. */
     private final Map<String, String> admitted = new ConcurrentHashMap<>();
+    private final java.util.concurrent.locks.ReentrantLock exchanging = new java.util.concurrent.locks.ReentrantLock();
     private volatile Set<String> pairedIds = Set.of();
+    private volatile Set<String> pairedNames = Set.of();
     private final ScheduledExecutorService timer;
 
     private Pairing(Router router, PairingStore store, java.util.function.Supplier<String> brainUrl, Clock clock) {
@@ -88,6 +89,7 @@ public final class Pairing implements Extension, AutoCloseable {
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> Thread.ofPlatform().daemon()
                 .name("efferent-pairing").unstarted(r));
         refreshPaired();
+        router.protectPaired((id, name) -> pairedIds.contains(id) || pairedNames.contains(name));
         timer.scheduleWithFixedDelay(this::recheck, RECHECK.toMillis(), RECHECK.toMillis(), TimeUnit.MILLISECONDS);
     }
 
@@ -131,7 +133,18 @@ public final class Pairing implements Extension, AutoCloseable {
      * @throws PairingException for a wrong, used or expired code, too many tries lately, a name another machine
      *                          is paired under, or an unusable name or id
      */
-    public synchronized WorkerToken exchange(String code, String workerId, String name, String from) {
+    public WorkerToken exchange(String code, String workerId, String name, String from) {
+        // A lock, not synchronized: the store may block on its database, and a virtual thread must not pin its
+        // carrier while it waits (Java 21).
+        exchanging.lock();
+        try {
+            return exchangeLocked(code, workerId, name, from);
+        } finally {
+            exchanging.unlock();
+        }
+    }
+
+    private WorkerToken exchangeLocked(String code, String workerId, String name, String from) {
         if (workerId == null || !ID.matcher(workerId).matches()) {
             throw new PairingException(PairingException.Kind.INVALID, "workerId must be 1 to 128 letters, digits, "
                     + "'.', '_' or '-'");
@@ -278,7 +291,6 @@ public final class Pairing implements Extension, AutoCloseable {
         PairedWorker worker = matching.getFirst().getValue();
         matching.forEach(e -> forget(e.getKey()));
         refreshPaired();
-        admitted.remove(worker.workerId());
         boolean disconnected = router.disconnect(worker.workerId(), "worker token revoked");
         LOG.log(Level.INFO, "Revoked the token of worker {0} ({1}){2}", worker.name(), worker.workerId(),
                 disconnected ? "; disconnected it" : "");
@@ -377,12 +389,10 @@ public final class Pairing implements Extension, AutoCloseable {
     void recheck() {
         try {
             refreshPaired();
-            Set<String> online = new java.util.HashSet<>();
-            router.workers().stream().filter(WorkerInfo::online).forEach(w -> online.add(w.id()));
+            // Kept whether online or not (one entry per paired machine): a machine that registers after its token
+            // was revoked, in the seconds between its upgrade and its registration, is caught here too.
             admitted.forEach((id, key) -> {
-                if (!online.contains(id)) {
-                    admitted.remove(id, key);
-                } else if (store.get(key).isEmpty()) {
+                if (store.get(key).isEmpty()) {
                     admitted.remove(id, key);
                     router.disconnect(id, "worker token revoked");
                 }
@@ -393,7 +403,9 @@ public final class Pairing implements Extension, AutoCloseable {
     }
 
     private void refreshPaired() {
-        pairedIds = Set.copyOf(tokens().values().stream().map(PairedWorker::workerId).toList());
+        List<PairedWorker> all = List.copyOf(tokens().values());
+        pairedIds = Set.copyOf(all.stream().map(PairedWorker::workerId).toList());
+        pairedNames = Set.copyOf(all.stream().map(PairedWorker::name).toList());
     }
 
     private Map<String, PairedWorker> tokens() {

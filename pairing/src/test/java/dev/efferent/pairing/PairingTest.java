@@ -200,6 +200,15 @@ class PairingTest {
         router.connect(renamed, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1",
                 "desktop", "host", "linux", List.of(), 1));
         assertEquals("1008 token paired under another name", renamed.closed.join());
+        // The shared secret cannot stand in for the paired machine, by its name or by its id.
+        FakeLink squatter = new FakeLink();
+        router.connect(squatter).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-squat", "laptop", "host",
+                "linux", List.of(), 1));
+        assertEquals("1008 a paired machine's id or name", squatter.closed.join());
+        FakeLink sameId = new FakeLink();
+        router.connect(sameId).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1", "other", "host",
+                "linux", List.of(), 1));
+        assertEquals("1008 a paired machine's id or name", sameId.closed.join());
         assertTrue(router.workers().stream().noneMatch(x -> x.id().equals("id-of-another") || x.id().equals("id-1")));
     }
 

@@ -249,6 +249,14 @@ public final class Router implements AutoCloseable {
         });
     }
 
+    /**
+     * Tells the router which worker ids and names belong to paired machines ({@code paired} answers from memory,
+     * on the router's thread): a connection let in with the shared secret may not register as one of them.
+     */
+    public void protectPaired(java.util.function.BiPredicate<String, String> paired) {
+        workers.paired = paired;
+    }
+
     /** Adds a listener for task and worker events. */
     public void addListener(RouterListener listener) {
         state.listeners.add(listener);

@@ -54,6 +54,8 @@ final class WorkerProtocol {
     private final RouterState state;
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
+    /** Whether a worker id or name belongs to a paired machine, which only its own token may register as. */
+    volatile java.util.function.BiPredicate<String, String> paired = (id, name) -> false;
 
     WorkerProtocol(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
                    BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch) {
@@ -200,6 +202,16 @@ final class WorkerProtocol {
                     + "worker id '" + c.paired.get().workerId() + "', not '" + m.workerId() + "'; a machine keeps its "
                     + "token and id together in its state directory (pair again to get a token for this id)"));
             c.link.close(1008, "token paired to another worker id");
+            return;
+        }
+        if (c.paired.isEmpty() && !c.local && paired.test(m.workerId(), m.name())) {
+            // The shared secret may not stand in for a paired machine: it would take its tasks.
+            LOG.log(Level.WARNING, "Refused a connection from {0}: it registered with the shared secret as {1} ({2}), "
+                    + "which is a paired machine", c.link.describe(), m.name(), m.workerId());
+            c.link.send(new ErrorMessage(ErrorCode.UNEXPECTED_MESSAGE, "worker:register: '" + m.name() + "' ("
+                    + m.workerId() + ") is a paired machine: it registers with its own token, not the shared secret "
+                    + "(choose another --name, or revoke the paired one first)"));
+            c.link.close(1008, "a paired machine's id or name");
             return;
         }
         if (c.paired.isPresent() && !c.paired.get().name().equals(m.name())) {

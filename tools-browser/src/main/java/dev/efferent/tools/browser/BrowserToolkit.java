@@ -92,6 +92,13 @@ final class BrowserToolkit implements Toolkit {
 
     private ToolResult navigate(ToolParams p, ToolContext c) {
         String url = p.string("url");
+        // Only the web: a file: URL would read any file this user can (~/.ssh too), past the allowed roots and
+        // the hidden paths that bind every other tool.
+        String scheme = url.contains(":") ? url.substring(0, url.indexOf(':')).toLowerCase(java.util.Locale.ROOT) : "";
+        if (!scheme.equals("http") && !scheme.equals("https")) {
+            throw new ToolException("browser_navigate opens http and https URLs only, got '" + url + "'; read files "
+                    + "with read_file");
+        }
         return sessions.withPage(c, page -> {
             try {
                 page.navigate(url);

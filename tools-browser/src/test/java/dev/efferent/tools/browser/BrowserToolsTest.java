@@ -121,6 +121,15 @@ class BrowserToolsTest {
     }
 
     @Test
+    void onlyTheWebIsOpenedNotFiles() {
+        // A file: URL would read ~/.ssh past the roots and the hidden paths; a page cannot be told to.
+        assertEquals("browser_navigate opens http and https URLs only, got 'file:///etc/passwd'; read files with "
+                + "read_file", error("s9", "browser_navigate", Map.of("url", "file:///etc/passwd")));
+        assertTrue(error("s9", "browser_navigate", Map.of("url", "FILE:/etc/passwd")).startsWith("browser_navigate "
+                + "opens http and https URLs only"));
+    }
+
+    @Test
     void followsALinkByItsText() {
         ok("s2", "browser_navigate", Map.of("url", base + "/links"));
         ok("s2", "browser_click", Map.of("text", "Go on"));

@@ -24,7 +24,8 @@ class HiddenPathsTest extends FsToolsTest {
 
     @Override
     AllowedRoots allowedRoots() {
-        return AllowedRoots.of(List.of(root), List.of(root.resolve(".ssh"), root.resolve(".efferent")));
+        return AllowedRoots.of(List.of(root), List.of(root.resolve(".ssh"), root.resolve(".efferent"),
+                root.resolve(".config/gh")));
     }
 
     @BeforeEach
@@ -36,6 +37,20 @@ class HiddenPathsTest extends FsToolsTest {
         Files.writeString(root.resolve(".bashrc"), "export EDITOR=vi\n");
         Files.writeString(root.resolve("notes.txt"), "buy milk\n");
         Files.createSymbolicLink(root.resolve("keys"), root.resolve(".ssh"));
+    }
+
+    @Test
+    void aHiddenPathMadeLaterBehindALinkIsHiddenToo() throws IOException {
+        // A stow-style ~/.config that is a link into a dotfiles checkout; the GitHub CLI logs in after the start.
+        Files.createDirectories(root.resolve("dotfiles/config"));
+        Files.createSymbolicLink(root.resolve(".config"), root.resolve("dotfiles/config"));
+        Files.createDirectories(root.resolve("dotfiles/config/gh"));
+        Files.writeString(root.resolve("dotfiles/config/gh/hosts.yml"), "oauth_token: gho_secret\n");
+        assertEquals("path 'dotfiles/config/gh/hosts.yml' " + HIDDEN,
+                error("read_file", Map.of("path", "dotfiles/config/gh/hosts.yml")));
+        assertEquals("path '.config/gh/hosts.yml' " + HIDDEN, error("read_file", Map.of("path", ".config/gh/hosts.yml")));
+        String found = ok("search_files", Map.of("pattern", "gho_secret|milk")).text();
+        assertFalse(found.contains("gho_secret"), found);
     }
 
     @Test

@@ -44,7 +44,7 @@ record BwrapSandbox(Path bwrap, boolean network, ProcessLimit limit, HiddenPaths
     /** Kinds of {@link Mount}, in the order they are applied at the same path. */
     private static final System.Logger LOG = System.getLogger(BwrapSandbox.class.getName());
 
-    enum Layer { PRIVATE, REBOUND, HIDDEN, ROOT, READ_ONLY }
+    enum Layer { PRIVATE, REBOUND, READ_ONLY, HIDDEN, ROOT }
 
     /** bubblewrap on {@code path} (the PATH's value), else at {@code usual}. */
     static Optional<Path> find(String path, Path usual) {
@@ -139,11 +139,15 @@ record BwrapSandbox(Path bwrap, boolean network, ProcessLimit limit, HiddenPaths
         if (!root.equals(home)) {
             return mounts;
         }
+        // Hidden paths as mounted (resolved), and as configured: an entry under either stays hidden.
+        List<Path> hiddenAt = new ArrayList<>(hidden.paths());
+        hidden.mounts().forEach(m -> hiddenAt.add(m.at()));
         try (var entries = Files.newDirectoryStream(home, ".*")) {
             for (Path entry : entries) {
-                boolean hiddenHere = hidden.paths().stream().anyMatch(entry::startsWith);
+                boolean hiddenHere = hiddenAt.stream().anyMatch(entry::startsWith);
                 if (!hiddenHere && !Files.isSymbolicLink(entry)) {
-                    mounts.add(new Mount(entry, Layer.READ_ONLY, List.of("--ro-bind", entry.toString(),
+                    // -try: a dotfile removed since it was listed must not fail the command.
+                    mounts.add(new Mount(entry, Layer.READ_ONLY, List.of("--ro-bind-try", entry.toString(),
                             entry.toString())));
                 }
             }

@@ -88,7 +88,52 @@ public final class AllowedRoots {
 
     /** Whether {@code absolute} (normalised) is a hidden path or inside one. */
     public boolean isHidden(Path absolute) {
-        return hidden.stream().anyMatch(absolute::startsWith);
+        return hiddenNow().stream().anyMatch(absolute::startsWith);
+    }
+
+    /**
+     * The hidden paths with where each leads now: one created after the start (an {@code aws configure}), or under a
+     * home or a {@code ~/.config} that is a link, is found by its real path too. Worked out again at most once a
+     * second: listings and searches ask for every entry.
+     */
+    private List<Path> hiddenNow() {
+        long now = System.nanoTime();
+        Resolved r = resolved;
+        if (r == null || now - r.at() > 1_000_000_000L) {
+            List<Path> all = new ArrayList<>(hidden);
+            for (Path h : hidden) {
+                Path real = leadsTo(h);
+                if (!all.contains(real)) {
+                    all.add(real);
+                }
+            }
+            r = new Resolved(now, List.copyOf(all));
+            resolved = r;
+        }
+        return r.paths();
+    }
+
+    private record Resolved(long at, List<Path> paths) {
+    }
+
+    private volatile Resolved resolved;
+
+    /** Where {@code path} leads: its nearest existing ancestor's real path, with the rest appended. */
+    private static Path leadsTo(Path path) {
+        Path existing = path;
+        Path rest = path.getFileSystem().getPath("");
+        while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
+            rest = existing.getFileName().resolve(rest);
+            existing = existing.getParent();
+        }
+        if (existing == null) {
+            return path;
+        }
+        try {
+            return existing.toRealPath().resolve(rest).normalize();
+        } catch (IOException e) {
+            return path;
+        }
     }
 
     /** The roots, as real absolute paths; relative paths resolve against the first. */
