@@ -102,7 +102,13 @@ public final class AllowedRoots {
         if (r == null || now - r.at() > 1_000_000_000L) {
             List<Path> all = new ArrayList<>(hidden);
             for (Path h : hidden) {
-                Path real = leadsTo(h);
+                Path real;
+                try {
+                    real = leadsTo(h);
+                } catch (IOException e) {
+                    // A link to nowhere, or unreadable: the path as configured stays hidden, which is all there is.
+                    real = h;
+                }
                 if (!all.contains(real)) {
                     all.add(real);
                 }
@@ -118,22 +124,18 @@ public final class AllowedRoots {
 
     private volatile Resolved resolved;
 
-    /** Where {@code path} leads: its nearest existing ancestor's real path, with the rest appended. */
-    private static Path leadsTo(Path path) {
+    /**
+     * Where {@code path} leads: its nearest existing ancestor resolved (following links), with the rest appended;
+     * the path itself when no ancestor exists.
+     */
+    private static Path leadsTo(Path path) throws IOException {
         Path existing = path;
         Path rest = path.getFileSystem().getPath("");
         while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
             rest = existing.getFileName().resolve(rest);
             existing = existing.getParent();
         }
-        if (existing == null) {
-            return path;
-        }
-        try {
-            return existing.toRealPath().resolve(rest).normalize();
-        } catch (IOException e) {
-            return path;
-        }
+        return existing == null ? path : existing.toRealPath().resolve(rest).normalize();
     }
 
     /** The roots, as real absolute paths; relative paths resolve against the first. */
@@ -192,18 +194,8 @@ public final class AllowedRoots {
     }
 
     private Path realPath(String original, Path requested) {
-        // Walk up to the nearest ancestor that exists, resolve it (following links), then re-append the rest.
-        Path existing = requested;
-        Path rest = existing.getFileSystem().getPath("");
-        while (existing != null && !Files.exists(existing, LinkOption.NOFOLLOW_LINKS)) {
-            rest = existing.getFileName().resolve(rest);
-            existing = existing.getParent();
-        }
-        if (existing == null) {
-            return requested;
-        }
         try {
-            return existing.toRealPath().resolve(rest).normalize();
+            return leadsTo(requested);
         } catch (NoSuchFileException e) {
             throw new ToolException("path '" + original + "' is a symbolic link whose target does not exist");
         } catch (IOException e) {
