@@ -11,6 +11,5 @@ module efferent.worker {
     requires io.helidon.websocket;
     requires io.helidon.common.socket;
     requires io.helidon.http;
-    requires java.management;
     requires java.net.http;
 }

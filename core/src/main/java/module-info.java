@@ -10,7 +10,7 @@ module efferent.core {
     requires transitive efferent.channel.spi;
     requires transitive efferent.protocol;
     requires transitive io.helidon.config;
-    requires io.helidon.config.yaml;
+    requires org.yaml.snakeyaml;
     requires transitive com.fasterxml.jackson.databind;
     requires com.networknt.schema;
     requires java.logging;

@@ -25,8 +25,12 @@ public final class BrainMain {
               --secret-file FILE  a file holding the worker secret (or set EFFERENT_WORKER_SECRET)
               --token-file FILE   a file holding the API token (or set EFFERENT_API_TOKEN; default: one made
                                   once and kept in ~/.efferent/brain/api-token)
+              --warm-up           start on a free loopback port with the memory queue, then stop at once
+                                  (bin/brain runs this once to build its start-up cache)
               --help              show this help
             """;
+
+    private static final String WARM_UP = "brain.warm-up";
 
     private BrainMain() {
     }
@@ -40,6 +44,10 @@ public final class BrainMain {
             config = configure(args);
             Logs.setUp(config.get("log.level").asString().orElse("INFO"));
             Brain brain = Brain.start(config);
+            if (config.get(WARM_UP).asBoolean().orElse(false)) {
+                brain.close();
+                System.exit(0);
+            }
             Runtime.getRuntime().addShutdownHook(new Thread(brain::close, "efferent-brain-shutdown"));
         } catch (Help e) {
             System.out.print(USAGE);
@@ -60,6 +68,13 @@ public final class BrainMain {
             switch (option) {
                 case "--help", "-h" -> throw new Help("");
                 case "--hands" -> overrides.put("hands.enabled", "true");
+                case "--warm-up" -> {
+                    // What a start loads, and nothing it keeps: no database rows, no port a running brain holds.
+                    overrides.put(WARM_UP, "true");
+                    overrides.put("server.host", "127.0.0.1");
+                    overrides.put("server.port", "0");
+                    overrides.put("queue.provider", "memory");
+                }
                 case "--secret", "--token" -> throw new Help(option + " is not an option: a secret on the command "
                         + "line is shown by 'ps' to every user of this machine; use " + option + "-file FILE or the "
                         + "environment (EFFERENT_WORKER_SECRET, EFFERENT_API_TOKEN)");

@@ -2,6 +2,7 @@ package dev.efferent.worker;
 
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.core.tools.LocalToolExecutor;
+import dev.efferent.core.tools.SystemLoad;
 import dev.efferent.core.tools.TaskRunner;
 import dev.efferent.core.tools.ToolDescriptors;
 import dev.efferent.protocol.Message;
@@ -18,7 +19,6 @@ import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.WorkerTools;
 
 import java.lang.System.Logger.Level;
-import java.lang.management.ManagementFactory;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -248,7 +248,7 @@ final class Worker implements AutoCloseable {
         stopHeartbeats();
         long interval = ack.heartbeatIntervalMs();
         heartbeat = heartbeats.scheduleAtFixedRate(() -> {
-            double load = ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+            double load = SystemLoad.average();
             long uptime = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos);
             session.send(new WorkerHeartbeat(uptime, load, runner.active()));
             // A result the brain did not acknowledge (its database was down, say) is offered again.

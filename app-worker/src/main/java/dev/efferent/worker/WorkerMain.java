@@ -12,12 +12,16 @@ import dev.efferent.protocol.ProtocolCodec;
 import io.helidon.config.Config;
 
 import java.lang.System.Logger.Level;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /** The worker launcher: {@code bin/efferent worker --brain-url ws://host:18789 [--secret-file FILE] …}. */
 public final class WorkerMain {
@@ -45,6 +49,8 @@ public final class WorkerMain {
                                          e.g. --deny 'run_shell if command~.*rm -rf.*'
               --deny-file FILE           more such rules, one a line
               --config FILE              a YAML configuration file
+              --warm-up                  load the configuration, plugins and tools, then exit without connecting
+                                         (bin/worker runs this once to build its start-up cache)
               --help                     show this help
             """;
 
@@ -57,12 +63,14 @@ public final class WorkerMain {
 
     /** Starts the worker; exits 2 on bad options or configuration, 1 if it gives up reconnecting. */
     public static void main(String[] args) {
+        boolean warmUp = List.of(args).contains("--warm-up");
         Config config;
         try {
-            config = configure(args);
+            config = configure(warmUp ? List.of(args).stream().filter(a -> !a.equals("--warm-up")).toArray(String[]::new) : args);
         } catch (UsageException e) {
             System.out.print(USAGE);
-            System.exit(e.getMessage().isEmpty() ? 0 : fail(e.getMessage()));
+            // A warm-up that only showed the help warmed up nothing: no start-up cache is made from it.
+            System.exit(e.getMessage().isEmpty() && !warmUp ? 0 : fail(e.getMessage().isEmpty() ? "nothing to warm up" : e.getMessage()));
             return;
         } catch (ConfigException e) {
             System.exit(fail(e.getMessage()));
@@ -71,8 +79,14 @@ public final class WorkerMain {
         Logs.setUp(config.get("log.level").asString().orElse("INFO"));
         try {
             WorkerSettings settings = WorkerSettings.from(config);
+            // The WebSocket client's classes load on the other core while the tools start: a third of a start.
+            Thread.ofVirtual().name("efferent-preload").start(() -> BrainSession.preload(settings.brainUrls().getFirst()));
             LocalToolExecutor executor = LocalTools.open(config, PluginLayers.fromConfig(config));
             LocalRules rules = LocalRules.from(config, settings.name(), executor);
+            if (warmUp) {
+                warmUp(settings, executor, config, rules);
+                return;
+            }
             String workerId = WorkerIdentity.load(settings.stateDir());
             Credential credential = Credential.resolve(settings, workerId);
             Worker worker = new Worker(settings, workerId, credential, executor,
@@ -89,6 +103,48 @@ public final class WorkerMain {
             System.exit(worker.run() ? 0 : 1);
         } catch (ConfigException | PluginException | SettingsException e) {
             System.exit(fail(e.getMessage()));
+        }
+    }
+
+    /**
+     * A start, a connection and a registration, against a stand-in brain on loopback and with a state directory of
+     * its own, then a stop: the classes this loads are the ones bin/worker's start-up cache holds (an AOT cache,
+     * JDK 25+). Neither the real brain nor this worker's state directory is touched.
+     */
+    private static void warmUp(WorkerSettings settings, LocalToolExecutor executor, Config config, LocalRules rules) {
+        ProtocolCodec codec = new ProtocolCodec(config.get("protocol.max-frame-bytes").asInt().orElse(1 << 20));
+        Path state = null;
+        boolean acknowledged = false;
+        try (WarmUpBrain brain = new WarmUpBrain(codec)) {
+            state = Files.createTempDirectory("efferent-warm-up");
+            WorkerSettings trial = new WorkerSettings(List.of(brain.uri()), Optional.of("warm-up"), Optional.empty(),
+                    settings.name(), settings.maxConcurrency(), state, 1, settings.reconnectInitial(),
+                    settings.reconnectMax(), settings.brainTimeout(), settings.registerTimeout(),
+                    settings.shutdownGrace());
+            Worker worker = new Worker(trial, "warm-up", new Credential("warm-up", false), executor, codec, rules);
+            Thread run = Thread.ofPlatform().name("efferent-warm-up").start(worker::run);
+            acknowledged = brain.awaitAcknowledged(10_000);
+            worker.close();
+            run.join(5_000);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "The warm-up could not run: {0}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            executor.close();
+            deleteQuietly(state);
+        }
+        System.exit(acknowledged ? 0 : 1);
+    }
+
+    private static void deleteQuietly(Path dir) {
+        if (dir == null) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "The warm-up left {0}: {1}", dir, e.toString());
         }
     }
 

@@ -46,50 +46,87 @@ class RuntimesTest extends SystemFixture {
         assertTrue(brainModules.containsAll(Set.of("efferent.brain", "efferent.queue.memory", "efferent.queue.postgres")),
                 brainModules.toString());
 
+        // Each launcher makes its start-up cache on its first start (JDK 25+); the figures are of the starts after.
+        Path cache = dir.resolve("start-up-cache");
         int port = freePort();
+        Launched first = startBrain(out, port, cache, "rt-brain-first.log");
+        first.stop();
         long brainStart = System.nanoTime();
-        ProcessBuilder brainPb = new ProcessBuilder(out.resolve("brain/bin/brain").toString(), "--hands", "--port",
-                String.valueOf(port)).redirectErrorStream(true).redirectOutput(dir.resolve("rt-brain.log").toFile());
-        brainPb.environment().put("EFFERENT_WORKER_SECRET", SECRET);
-        brainPb.environment().put("EFFERENT_API_TOKEN", TOKEN);
-        Process brainProcess = brainPb.start();
-        Launched brain = new Launched("runtime-brain", brainProcess, dir.resolve("rt-brain.log"), port);
-        launched.add(brain);
-        while (status(brain, "GET", "/observe/health", null) != 200) {
-            assertTrue(brainProcess.isAlive(), brain.output());
-            assertTrue(System.nanoTime() - brainStart < Duration.ofSeconds(60).toNanos(), brain.output());
-            Thread.sleep(20);
-        }
+        Launched brain = startBrain(out, port, cache, "rt-brain.log");
         long brainReadyMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - brainStart);
+        assertTrue(!brain.output().contains("no start-up cache"), brain.output());
 
+        // A YAML file is read without java.desktop, which SnakeYAML needs only to map YAML onto beans.
+        Path yaml = Files.writeString(dir.resolve("worker.yaml"), "worker:\n  max-concurrency: 3\n");
+        Launched firstWorker = startWorker(out, port, cache, yaml, "rt-worker-first.log");
+        readyMs(firstWorker, "Registered with brain", System.nanoTime());
+        assertTrue(Files.list(cache).anyMatch(f -> f.getFileName().toString().matches("worker-\\d+\\.aot")),
+                "the first start made the worker's start-up cache:\n" + firstWorker.output());
+        assertTrue(!brain.output().contains("warm-up"), "the warm-up talks to a stand-in, not to the brain:\n"
+                + brain.output());
+        firstWorker.stop();
         long workerStart = System.nanoTime();
-        ProcessBuilder workerPb = new ProcessBuilder(out.resolve("worker/bin/worker").toString(), "--brain-url",
-                "ws://127.0.0.1:" + port, "--name", "slim", "--state-dir", dir.resolve("slim-state").toString(),
-                "--root", dir.toString()).redirectErrorStream(true).redirectOutput(dir.resolve("rt-worker.log").toFile());
-        workerPb.environment().put("EFFERENT_WORKER_SECRET", SECRET);
-        Process workerProcess = workerPb.start();
-        launched.add(new Launched("runtime-worker", workerProcess, dir.resolve("rt-worker.log"), 0));
+        Launched worker = startWorker(out, port, cache, yaml, "rt-worker.log");
+        long workerRegisteredMs = readyMs(worker, "Registered with brain", workerStart);
+        assertTrue(worker.output().contains("3 slots") && !worker.output().contains("no start-up cache"), worker.output());
         awaitWorkerOnline(brain, "slim", 60);
-        long workerRegisteredMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - workerStart);
 
         JsonNode done = call(brain, "POST", "/api/v1/tasks?wait=30", "{\"tool\":\"run_shell\",\"params\":{\"command\":"
                 + "\"echo from the slim worker\"},\"worker\":\"slim\"}", 200);
         assertTrue(done.path("output").asText().contains("from the slim worker"), done.toString());
 
         Thread.sleep(5000);
-        long workerRssKb = rssKb(workerProcess.pid());
-        long brainRssKb = rssKb(brainProcess.pid());
+        long workerRssKb = rssKb(worker.process().pid());
+        long brainRssKb = rssKb(brain.process().pid());
         String figures = String.join("\n",
                 "brain image: " + sizeMb(out.resolve("brain")) + " MiB (runtime " + sizeMb(out.resolve("brain/runtime"))
                         + ", lib " + sizeMb(out.resolve("brain/lib")) + ")",
                 "worker image: " + sizeMb(out.resolve("worker")) + " MiB (runtime " + sizeMb(out.resolve("worker/runtime"))
                         + ", lib " + sizeMb(out.resolve("worker/lib")) + ")",
+                "start-up caches (outside the images): " + Files.list(cache).filter(f -> f.toString().endsWith(".aot"))
+                        .map(f -> f.getFileName().toString().replaceAll("-\\d+", "") + " " + f.toFile().length() / (1024 * 1024)
+                                + " MiB").sorted().collect(Collectors.joining(", ")),
                 "brain start to ready: " + brainReadyMs + " ms",
                 "worker start to registered: " + workerRegisteredMs + " ms",
                 "idle worker RSS: " + workerRssKb / 1024 + " MiB",
                 "idle brain RSS: " + brainRssKb / 1024 + " MiB", "");
         Files.writeString(Path.of("target", "runtime-figures.txt"), figures);
         System.out.println(figures);
+    }
+
+    private Launched startBrain(Path out, int port, Path cache, String log) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(out.resolve("brain/bin/brain").toString(), "--hands", "--port",
+                String.valueOf(port)).redirectErrorStream(true).redirectOutput(dir.resolve(log).toFile());
+        pb.environment().put("EFFERENT_WORKER_SECRET", SECRET);
+        pb.environment().put("EFFERENT_API_TOKEN", TOKEN);
+        pb.environment().put("EFFERENT_CACHE_DIR", cache.toString());
+        Launched brain = new Launched("runtime-brain", pb.start(), dir.resolve(log), port);
+        launched.add(brain);
+        readyMs(brain, "Brain listening", System.nanoTime());
+        return brain;
+    }
+
+    private Launched startWorker(Path out, int port, Path cache, Path yaml, String log) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(out.resolve("worker/bin/worker").toString(), "--brain-url",
+                "ws://127.0.0.1:" + port, "--name", "slim", "--state-dir", dir.resolve("slim-state").toString(),
+                "--root", dir.toString(), "--config", yaml.toString())
+                .redirectErrorStream(true).redirectOutput(dir.resolve(log).toFile());
+        pb.environment().put("EFFERENT_WORKER_SECRET", SECRET);
+        pb.environment().put("EFFERENT_CACHE_DIR", cache.toString());
+        Launched worker = new Launched("runtime-worker", pb.start(), dir.resolve(log), 0);
+        launched.add(worker);
+        return worker;
+    }
+
+    /** Milliseconds from {@code startNanos} until the process's output holds {@code line}, read as it is written. */
+    private static long readyMs(Launched launched, String line, long startNanos) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (!Files.exists(launched.log()) || !Files.readString(launched.log()).contains(line)) {
+            assertTrue(launched.process().isAlive(), launched.output());
+            assertTrue(System.nanoTime() < deadline, launched.name() + " never said '" + line + "':\n" + launched.output());
+            Thread.sleep(2);
+        }
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
     private static Set<String> modules(Path lib) {

@@ -60,6 +60,8 @@ public final class ConfigLoader {
         var builder = Config.builder()
                 .disableEnvironmentVariablesSource()
                 .disableSystemPropertiesSource()
+                .disableParserServices()
+                .addParser(new YamlParser())
                 .addSource(ConfigSources.create(overrides).name("command line"))
                 .addSource(ConfigSources.create(fromEnvironment(env)).name("environment variables EFFERENT_*"))
                 .addSource(ConfigSources.create(fromSystemProperties()).name("system properties efferent.*"));

@@ -11,13 +11,13 @@ import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.WorkerHeartbeat;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -54,6 +54,7 @@ public final class TaskRunner {
     private final java.util.Set<String> handedBack = ConcurrentHashMap.newKeySet();
     /** A dispatch was refused as busy since slots were last reported free. */
     private final AtomicBoolean refusedBusy = new AtomicBoolean();
+    private final long startedNanos = System.nanoTime();
 
     /**
      * A runner.
@@ -216,8 +217,8 @@ public final class TaskRunner {
      */
     private synchronized void slotFreed() {
         if (slots.size() < maxConcurrency && refusedBusy.compareAndSet(true, false)) {
-            listener.reply(new WorkerHeartbeat(ManagementFactory.getRuntimeMXBean().getUptime() / 1000,
-                    ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), active()));
+            listener.reply(new WorkerHeartbeat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startedNanos),
+                    SystemLoad.average(), active()));
         }
     }
 

@@ -22,6 +22,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.function.Function;
 
 /**
@@ -75,34 +78,79 @@ public final class ToolCatalog implements AutoCloseable {
     public static ToolCatalog create(PluginRegistry<ToolkitProvider> providers,
                                      Function<String, Settings> settings,
                                      Function<String, Boolean> enabled) {
-        List<Toolkit> toolkits = new ArrayList<>();
-        Map<String, PluginInfo> origins = new LinkedHashMap<>();
-        Map<String, CatalogEntry> byName = new LinkedHashMap<>();
-        try {
+        // Toolkits start side by side (one waits on a trial process, another compiles schemas), and are catalogued
+        // in their order.
+        Map<String, Future<Started>> starting = new LinkedHashMap<>();
+        try (ExecutorService starter = Executors.newVirtualThreadPerTaskExecutor()) {
             for (String name : providers.names()) {
                 if (!enabled.apply(name)) {
                     LOG.log(Level.INFO, "Toolkit ''{0}'' is disabled by configuration", name);
                     continue;
                 }
                 PluginInfo origin = providers.info(name);
-                Toolkit toolkit;
-                try {
-                    toolkit = providers.select(name).create(settings.apply(name));
-                } catch (RuntimeException e) {
-                    throw new PluginException("toolkit '" + name + "' from module " + origin.describeModule()
-                            + " failed to start: " + e.getMessage(), e);
+                starting.put(name, starter.submit(() -> start(providers, name, origin, settings)));
+            }
+        }
+        List<Toolkit> toolkits = new ArrayList<>();
+        Map<String, PluginInfo> origins = new LinkedHashMap<>();
+        Map<String, CatalogEntry> byName = new LinkedHashMap<>();
+        RuntimeException failure = null;
+        for (Map.Entry<String, Future<Started>> started : starting.entrySet()) {
+            String name = started.getKey();
+            PluginInfo origin = providers.info(name);
+            if (started.getValue().state() == Future.State.FAILED) {
+                Throwable cause = started.getValue().exceptionNow();
+                if (failure == null) {
+                    failure = cause instanceof PluginException e ? e : new PluginException("toolkit '" + name
+                            + "' from module " + origin.describeModule() + " failed to start: " + cause, cause);
                 }
-                toolkits.add(toolkit);
-                origins.put(name, origin);
-                for (Tool tool : toolkit.tools()) {
-                    add(byName, tool, name, origin);
+                continue;
+            }
+            Started toolkit = started.getValue().resultNow();
+            toolkits.add(toolkit.toolkit());
+            origins.put(name, origin);
+            try {
+                if (failure == null) {
+                    for (Prepared tool : toolkit.tools()) {
+                        add(byName, tool, name, origin);
+                    }
+                }
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
                 }
             }
-        } catch (RuntimeException e) {
+        }
+        if (failure != null) {
             toolkits.forEach(ToolCatalog::closeQuietly);
-            throw e;
+            throw failure;
         }
         return new ToolCatalog(List.copyOf(toolkits), origins, byName);
+    }
+
+    /** A toolkit started, with its tools' schemas read and compiled. */
+    private record Started(Toolkit toolkit, List<Prepared> tools) {
+    }
+
+    /** A tool with its input schema read and compiled. */
+    private record Prepared(Tool tool, ObjectNode schema, ParamsSchema validator) {
+    }
+
+    private static Started start(PluginRegistry<ToolkitProvider> providers, String name, PluginInfo origin,
+                                 Function<String, Settings> settings) {
+        Toolkit toolkit;
+        try {
+            toolkit = providers.select(name).create(settings.apply(name));
+        } catch (RuntimeException e) {
+            throw new PluginException("toolkit '" + name + "' from module " + origin.describeModule()
+                    + " failed to start: " + e.getMessage(), e);
+        }
+        try {
+            return new Started(toolkit, toolkit.tools().stream().map(tool -> prepare(tool, name)).toList());
+        } catch (RuntimeException e) {
+            closeQuietly(toolkit);
+            throw e;
+        }
     }
 
     /** A catalogue of the given toolkits, as tests and embedders build one. */
@@ -207,17 +255,25 @@ public final class ToolCatalog implements AutoCloseable {
     }
 
     private static void add(Map<String, CatalogEntry> byName, Tool tool, String toolkit, PluginInfo origin) {
+        add(byName, prepare(tool, toolkit), toolkit, origin);
+    }
+
+    private static Prepared prepare(Tool tool, String toolkit) {
         ToolSpec spec = tool.spec();
         ObjectNode schemaJson = parseSchema(spec, toolkit);
-        ParamsSchema validator;
         try {
             // As the brain compiles a worker's: no $ref out of the schema, no $schema looked up.
-            validator = ParamsSchema.compile(schemaJson);
+            return new Prepared(tool, schemaJson, ParamsSchema.compile(schemaJson));
         } catch (RuntimeException e) {
             throw new PluginException("tool '" + spec.name() + "' of toolkit '" + toolkit
                     + "' has an invalid input schema: " + e.getMessage(), e);
         }
-        CatalogEntry entry = new CatalogEntry(tool, spec, toolkit, origin, schemaJson, validator);
+    }
+
+    private static void add(Map<String, CatalogEntry> byName, Prepared prepared, String toolkit, PluginInfo origin) {
+        Tool tool = prepared.tool();
+        ToolSpec spec = tool.spec();
+        CatalogEntry entry = new CatalogEntry(tool, spec, toolkit, origin, prepared.schema(), prepared.validator());
         CatalogEntry previous = byName.putIfAbsent(spec.name(), entry);
         if (previous != null) {
             throw new PluginException("two tools are named '" + spec.name() + "': one in toolkit '"

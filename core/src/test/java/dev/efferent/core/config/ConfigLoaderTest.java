@@ -54,6 +54,37 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void yamlListsObjectsAndEmptyFilesAreRead() throws IOException {
+        Path file = yaml("""
+                tools:
+                  roots: [~/projects, /srv/data]
+                mcp:
+                  servers:
+                    - name: files
+                      command: [npx, server]
+                log:
+                  level:
+                """);
+        Config config = ConfigLoader.load(Optional.of(file), Map.of(), Map.of());
+        assertEquals(List.of("~/projects", "/srv/data"), config.get("tools.roots").asList(String.class).get());
+        assertEquals("files", config.get("mcp.servers.0.name").asString().get());
+        assertEquals(List.of("npx", "server"), config.get("mcp.servers.0.command").asList(String.class).get());
+        assertTrue(ConfigLoader.load(Optional.of(yaml("")), Map.of(), Map.of()).get("tools").asNode().isEmpty());
+    }
+
+    @Test
+    void yamlThatNamesAJavaTypeIsRefusedNotBuilt() throws IOException {
+        // A configuration file is data: a tag that would construct an arbitrary class is an error, not an object.
+        Path file = yaml("tools: !!java.io.File [\"/etc/passwd\"]\n");
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(file), Map.of(),
+                Map.of()));
+        assertTrue(e.getMessage().contains("could not be read"), e.getMessage());
+        ConfigException list = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(yaml("- a\n- b\n")),
+                Map.of(), Map.of()));
+        assertTrue(list.getMessage().contains("top level"), list.getMessage());
+    }
+
+    @Test
     void missingFileIsAClearError() {
         Path missing = dir.resolve("nope.yaml");
         ConfigException e = assertThrows(ConfigException.class,
