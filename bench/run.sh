@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the benchmarks on loopback and writes docs/BENCHMARKS.md.
-#   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|agent|all]   (default all)
+#   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|agent|stack|all]   (default all)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
 set -euo pipefail
@@ -20,6 +20,7 @@ done
 [ ${#args[@]} -gt 0 ] || args=(all)
 figures="$(mktemp)"
 "$JAVA_HOME/bin/java" -Xmx2g -Defferent.bench.brain.lib="$here/app-brain/target/lib" \
+  -Defferent.bench.worker.lib="$here/app-worker/target/lib" \
   -p bench/target/lib -m efferent.bench/dev.efferent.bench.BenchMain $smoke "${args[@]}" > "$figures"
 cat "$figures"
 if [ -z "$smoke" ]; then

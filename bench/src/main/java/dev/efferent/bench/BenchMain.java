@@ -37,7 +37,7 @@ public final class BenchMain {
             }
         }
         if (scenarios.isEmpty() || scenarios.contains("all")) {
-            scenarios = List.of("roundtrip", "throughput", "drain", "queue", "connections", "agent");
+            scenarios = List.of("roundtrip", "throughput", "drain", "queue", "connections", "agent", "stack");
         }
         if (!Boolean.getBoolean("efferent.bench.log")) {
             java.util.logging.LogManager.getLogManager().reset();
@@ -51,8 +51,9 @@ public final class BenchMain {
                 case "queue" -> QueueBench.run(smoke);
                 case "connections" -> ConnectionsBench.run(smoke);
                 case "agent" -> AgentBench.run(smoke);
+                case "stack" -> StackBench.run(smoke);
                 default -> throw new IllegalArgumentException("unknown scenario '" + s
-                        + "'; use roundtrip, throughput, drain, queue, connections, agent or all");
+                        + "'; use roundtrip, throughput, drain, queue, connections, agent, stack or all");
             }
             System.err.printf(Locale.ROOT, "scenario %s took %.1f s%n", s, (System.nanoTime() - start) / 1e9);
         }
@@ -117,6 +118,13 @@ public final class BenchMain {
         Task done = router.completion(submitted.id()).get(10, TimeUnit.SECONDS);
         if (done.status() != dev.efferent.queue.TaskStatus.COMPLETED) {
             throw new IllegalStateException("noop ended " + done.status());
+        }
+    }
+
+    /** The p50 of a WebSocket echo on a brain of this process: the floor of any round trip over a WebSocket. */
+    static long echoFloor(int calls) throws Exception {
+        try (BenchBrain brain = new BenchBrain("memory", Map.of())) {
+            return echo(brain.port(), calls).percentile(50);
         }
     }
 

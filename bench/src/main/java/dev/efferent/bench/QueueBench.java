@@ -151,7 +151,7 @@ final class QueueBench {
     }
 
     /** pgbench, one single-row UPDATE per transaction, 8 clients, prepared: the baseline B. */
-    private static double pgbench() throws Exception {
+    static double pgbench() throws Exception {
         sql("DROP DATABASE IF EXISTS efferent_pgbench");
         sql("CREATE DATABASE efferent_pgbench");
         Path script = Files.createTempFile("efferent-pgbench", ".sql");

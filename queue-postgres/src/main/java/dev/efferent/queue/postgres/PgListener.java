@@ -81,7 +81,10 @@ final class PgListener implements AutoCloseable {
             if (payload.equals("work")) {
                 events.workAvailable();
             } else if (payload.startsWith("done:")) {
-                events.taskFinished(payload.substring(5));
+                // Several ids, comma-separated, from PgNotifier.
+                for (String id : payload.substring(5).split(",")) {
+                    events.taskFinished(id);
+                }
             } else if (payload.startsWith("cancel:")) {
                 events.taskCancelled(payload.substring(7));
             }

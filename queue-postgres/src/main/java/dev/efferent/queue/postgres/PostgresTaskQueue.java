@@ -36,7 +36,8 @@ import static dev.efferent.queue.postgres.TaskRows.at;
  * The task queue in PostgreSQL. Every operation is one short transaction; none stays open while a tool runs.
  * Claims lock rows with {@code FOR UPDATE SKIP LOCKED}, so concurrent claimers (threads or brains) never take
  * the same task; changes that make work claimable, finish or cancel a task are announced with
- * {@code NOTIFY}, at most one of each kind per transaction.
+ * {@code NOTIFY}: enqueues and completions, the hot path, through {@link PgNotifier} after they commit, the rarer
+ * changes in their own transaction.
  */
 final class PostgresTaskQueue implements TaskQueue {
     /** Separates tool names in one text parameter; no tool name contains it. */
@@ -50,6 +51,7 @@ final class PostgresTaskQueue implements TaskQueue {
     private final String t;
     private final PgListener listener;
     private final PgRecords records;
+    private final PgNotifier notifier;
 
     private PostgresTaskQueue(PgSettings settings, Clock clock, PgDatabase db) {
         this.settings = settings;
@@ -58,6 +60,7 @@ final class PostgresTaskQueue implements TaskQueue {
         this.t = settings.schema() + ".tasks";
         this.listener = new PgListener(settings);
         this.records = new PgRecords(db, settings.schema(), clock);
+        this.notifier = new PgNotifier(db, settings.channel());
     }
 
     static PostgresTaskQueue open(PgSettings settings, Clock clock) {
@@ -77,17 +80,20 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Enqueued add(NewTask spec) {
         Instant now = clock.instant();
-        // One statement in autocommit: the insert and its notice, without BEGIN and COMMIT round trips.
-        Optional<DbRow> inserted = db.run("enqueue a task", ex -> ex.get("WITH i AS (INSERT INTO " + t
+        // One statement in autocommit, without BEGIN and COMMIT round trips; its notice follows (PgNotifier).
+        Optional<DbRow> inserted = db.run("enqueue a task", ex -> ex.get("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
                         + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, "
-                        + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *) "
-                        + "SELECT i.*, pg_notify(?, 'work') FROM i",
+                        + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
                 TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
                 at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
-                spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now), settings.channel()));
+                spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now)));
         if (inserted.isPresent()) {
-            return new Enqueued(TaskRows.task(inserted.get()), true);
+            Task task = TaskRows.task(inserted.get());
+            if (task.status() == TaskStatus.QUEUED) {
+                notifier.work();
+            }
+            return new Enqueued(task, true);
         }
         String key = spec.idempotencyKey().orElseThrow();
         return db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
@@ -98,7 +104,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public List<Task> enqueueAll(List<NewTask> specs) {
         Instant now = clock.instant();
-        return db.inTransaction("enqueue tasks", tx -> {
+        List<Task> tasks = db.inTransaction("enqueue tasks", tx -> {
             List<Task> added = new ArrayList<>(specs.size());
             for (NewTask spec : specs) {
                 Optional<DbRow> row = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
@@ -111,9 +117,10 @@ final class PostgresTaskQueue implements TaskQueue {
                 added.add(row.map(TaskRows::task).orElseGet(() -> tx.get("SELECT * FROM " + t
                         + " WHERE idempotency_key = ?", spec.idempotencyKey().orElseThrow()).map(TaskRows::task).orElseThrow()));
             }
-            notify(tx, "work");
             return added;
         });
+        notifier.work();
+        return tasks;
     }
 
     @Override
@@ -219,14 +226,14 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task complete(String taskId, String result) {
         Instant now = clock.instant();
-        Optional<DbRow> row = db.run("complete a task", ex -> ex.get("WITH u AS (UPDATE " + t
+        Optional<DbRow> row = db.run("complete a task", ex -> ex.get("UPDATE " + t
                         + " SET status = 'COMPLETED', result = ?, error = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ? "
-                        + "WHERE id = ? AND status IN " + LEASED + " RETURNING *) SELECT u.*, pg_notify(?, ?) FROM u",
-                result, at(now), at(now), taskId, settings.channel(), "done:" + taskId));
+                        + "WHERE id = ? AND status IN " + LEASED + " RETURNING *", result, at(now), at(now), taskId));
         if (row.isEmpty()) {
             throw db.run("complete a task", ex -> refusal(ex, taskId, "complete", Optional.empty(),
                     Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING)));
         }
+        notifier.finished(List.of(taskId));
         return TaskRows.task(row.get());
     }
 
@@ -250,10 +257,7 @@ final class PostgresTaskQueue implements TaskQueue {
                 + "result = v.result, error = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ? FROM (VALUES " + values
                 + ") AS v(id, result) WHERE " + t + ".id = v.id AND " + t + ".status IN " + LEASED + " RETURNING " + t + ".*",
                 reorder(params)).map(TaskRows::task).toList());
-        if (!done.isEmpty()) {
-            db.run("announce completions", ex -> ex.query("SELECT pg_notify(?, 'done:' || x) FROM unnest(string_to_array(?, ?)) AS x",
-                    settings.channel(), String.join(SEP, done.stream().map(Task::id).toList()), SEP).toList());
-        }
+        notifier.finished(done.stream().map(Task::id).toList());
         return done;
     }
 
@@ -375,6 +379,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public void close() {
         listener.close();
+        notifier.close();
         db.close();
     }
 

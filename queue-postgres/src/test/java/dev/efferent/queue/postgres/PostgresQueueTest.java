@@ -127,6 +127,35 @@ class PostgresQueueTest {
     }
 
     @Test
+    void aBatchOfCompletionsIsAnnouncedOncePerIdAndLongBatchesAreSplit() throws Exception {
+        TaskQueue a = open(Map.of());
+        TaskQueue b = open(Map.of());
+        BlockingQueue<String> finished = new LinkedBlockingQueue<>();
+        b.subscribe(new QueueEvents() {
+            @Override
+            public void taskFinished(String taskId) {
+                finished.add(taskId);
+            }
+        });
+        List<NewTask> specs = java.util.Collections.nCopies(600, NewTask.builder("t", "{}").build());
+        List<String> ids = a.enqueueAll(specs).stream().map(Task::id).toList();
+        Map<String, String> results = new java.util.LinkedHashMap<>();
+        a.claim(new ClaimRequest("w1", Set.of("t"), 600, Duration.ofSeconds(30))).forEach(t -> results.put(t.id(), "{}"));
+        assertEquals(600, a.completeAll(results).size());
+        Set<String> seen = new java.util.HashSet<>();
+        while (seen.size() < 600) {
+            String id = finished.poll(10, TimeUnit.SECONDS);
+            assertTrue(id != null, "announced: " + seen.size() + " of 600");
+            assertTrue(seen.add(id), "announced twice: " + id);
+        }
+        assertEquals(Set.copyOf(ids), seen);
+        // 600 ids do not fit one notice (PostgreSQL takes under 8000 bytes): they are split, none cut in two.
+        List<String> payloads = PgNotifier.payloads(true, ids);
+        assertTrue(payloads.size() > 2 && payloads.getFirst().equals("work"), payloads.toString());
+        assertTrue(payloads.stream().allMatch(p -> p.length() < 8000), payloads.toString());
+    }
+
+    @Test
     void theClaimWalksItsIndex() throws Exception {
         open(Map.of()).close();
         database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "

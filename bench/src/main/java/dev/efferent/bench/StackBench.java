@@ -1,0 +1,213 @@
+package dev.efferent.bench;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The path a VPS user runs, whole: callers POST a near no-op task ({@code stat} of one directory) to the REST API
+ * and wait for its result; the brain (its own process, PostgreSQL queue or memory) queues it, dispatches it over a
+ * WebSocket to one of two worker processes (16 slots each), stores the result and answers. Tasks per second,
+ * p50 and p99 with 1, 8 and 64 callers; beside pgbench's B and the WebSocket echo floor of the same run.
+ */
+final class StackBench {
+    private static final String SECRET = "bench-secret-bench-secret";
+    private static final String TOKEN = "bench-token-bench-token";
+    private static final int[] CALLERS = {1, 8, 64};
+    private static final int WORKERS = 2;
+
+    private StackBench() {
+    }
+
+    static void run(boolean smoke) throws Exception {
+        if (!smoke) {
+            BenchMain.figure("stack.pgbench.B", String.format(Locale.ROOT, "%.0f tps", QueueBench.pgbench()));
+            BenchMain.figure("stack.echo.p50", Stats.micros(BenchMain.echoFloor(5_000)));
+        }
+        for (String queue : System.getProperty("efferent.bench.stack.queues", "postgres,memory").split(",")) {
+            one(queue, smoke);
+        }
+    }
+
+    private static void one(String queue, boolean smoke) throws Exception {
+        Path dir = Files.createTempDirectory("efferent-bench-stack");
+        int port;
+        try (ServerSocket s = new ServerSocket(0)) {
+            port = s.getLocalPort();
+        }
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        // As the runtimes' launchers start them (bin/build-runtimes), unless told otherwise.
+        List<String> opts = List.of(System.getProperty("efferent.bench.jvm-opts", "-XX:TieredStopAtLevel=1").trim()
+                .split(" +")).stream().filter(o -> !o.isEmpty()).toList();
+        Path brainLib = Path.of(System.getProperty("efferent.bench.brain.lib", "app-brain/target/lib"));
+        Path workerLib = Path.of(System.getProperty("efferent.bench.worker.lib", "app-worker/target/lib"));
+        List<String> brainCmd = new ArrayList<>(List.of(java));
+        brainCmd.addAll(opts);
+        brainCmd.addAll(List.of("-Xmx1g", "-Duser.home=" + dir, "-p", brainLib.toString(), "-m",
+                "efferent.brain/dev.efferent.brain.BrainMain", "--hands", "--port", String.valueOf(port)));
+        ProcessBuilder pb = new ProcessBuilder(brainCmd).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("brain.log").toFile());
+        Map<String, String> env = pb.environment();
+        env.put("EFFERENT_WORKER_SECRET", SECRET);
+        env.put("EFFERENT_API_TOKEN", TOKEN);
+        env.put("EFFERENT_LOG_LEVEL", "WARNING");
+        env.put("EFFERENT_QUEUE_PROVIDER", queue);
+        env.put("EFFERENT_DB_URL", QueueBench.URL);
+        env.put("EFFERENT_DB_USER", QueueBench.USER);
+        env.put("EFFERENT_QUEUE_POSTGRES_SCHEMA", "efferent_stack_" + System.nanoTime() % 100000);
+        List<Process> processes = new ArrayList<>();
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        try {
+            Process brain = pb.start();
+            processes.add(brain);
+            awaitHealthy(http, port, brain, dir.resolve("brain.log"));
+            for (int w = 0; w < WORKERS; w++) {
+                List<String> cmd = new ArrayList<>(List.of(java));
+                cmd.addAll(opts);
+                cmd.addAll(List.of("-Xmx256m", "-Duser.home=" + dir, "-p", workerLib.toString(), "-m",
+                        "efferent.worker/dev.efferent.worker.WorkerMain", "--brain-url", "ws://127.0.0.1:" + port,
+                        "--name", "w" + w, "--state-dir", dir.resolve("w" + w).toString(), "--root", dir.toString(),
+                        "--max-concurrency", "16"));
+                ProcessBuilder wpb = new ProcessBuilder(cmd).redirectErrorStream(true)
+                        .redirectOutput(dir.resolve("w" + w + ".log").toFile());
+                wpb.environment().put("EFFERENT_WORKER_SECRET", SECRET);
+                wpb.environment().put("EFFERENT_LOG_LEVEL", "WARNING");
+                processes.add(wpb.start());
+            }
+            awaitWorkers(http, port, WORKERS);
+            String body = "{\"tool\":\"stat\",\"params\":{\"path\":\"" + dir + "\"}}";
+            call(http, port, body, smoke ? 20 : 2_000, 8);
+            for (int callers : CALLERS) {
+                Duration length = Duration.ofSeconds(smoke ? 1 : 10);
+                Result r = drive(http, port, body, callers, length);
+                String key = "stack." + queue + "." + callers;
+                BenchMain.figure(key + ".rate", String.format(Locale.ROOT, "%.0f tasks/s", r.rate()));
+                BenchMain.figure(key + ".p50", Stats.micros(r.stats().percentile(50)));
+                BenchMain.figure(key + ".p99", Stats.micros(r.stats().percentile(99)));
+            }
+        } finally {
+            for (Process p : processes.reversed()) {
+                p.destroy();
+                if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            }
+        }
+    }
+
+    private record Result(double rate, Stats stats) {
+    }
+
+    /** {@code callers} loops, each submitting and waiting, for {@code length}; the first second is not counted. */
+    private static Result drive(HttpClient http, int port, String body, int callers, Duration length)
+            throws Exception {
+        long warm = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+        long end = warm + length.toNanos();
+        ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < callers; c++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    while (System.nanoTime() < end && failure.get() == null) {
+                        long t = System.nanoTime();
+                        one(http, port, body);
+                        if (t >= warm) {
+                            latencies.add(System.nanoTime() - t);
+                        }
+                    }
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        Stats stats = new Stats(latencies.size());
+        latencies.forEach(stats::add);
+        return new Result(latencies.size() / (length.toNanos() / 1e9), stats);
+    }
+
+    private static void call(HttpClient http, int port, String body, int calls, int callers) throws Exception {
+        List<Thread> threads = new ArrayList<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        for (int c = 0; c < callers; c++) {
+            threads.add(Thread.ofVirtual().start(() -> {
+                try {
+                    for (int i = 0; i < calls / callers; i++) {
+                        one(http, port, body);
+                    }
+                } catch (Exception e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+    }
+
+    private static void one(HttpClient http, int port, String body) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                        + "/api/v1/tasks?wait=30")).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200 || !r.body().contains("\"status\":\"completed\"")) {
+            throw new IllegalStateException("stat answered " + r.statusCode() + ": " + r.body());
+        }
+    }
+
+    private static void awaitHealthy(HttpClient http, int port, Process brain, Path log) throws Exception {
+        for (int i = 0; i < 600; i++) {
+            if (!brain.isAlive()) {
+                throw new IllegalStateException("the brain exited:\n" + Files.readString(log));
+            }
+            try {
+                if (get(http, port, "/observe/health").statusCode() == 200) {
+                    return;
+                }
+            } catch (IOException e) {
+                // Not listening yet.
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the brain did not become healthy:\n" + Files.readString(log));
+    }
+
+    private static void awaitWorkers(HttpClient http, int port, int workers) throws Exception {
+        for (int i = 0; i < 600; i++) {
+            String body = get(http, port, "/api/v1/workers").body();
+            boolean named = java.util.stream.IntStream.range(0, workers).allMatch(w -> body.contains("\"name\":\"w" + w + "\""));
+            if (named && body.split("\"online\":true", -1).length - 1 >= workers) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new IllegalStateException("the workers did not come online");
+    }
+
+    private static HttpResponse<String> get(HttpClient http, int port, String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+    }
+}
