@@ -82,6 +82,14 @@ public interface TaskQueue extends AutoCloseable {
     Task complete(String taskId, String result);
 
     /**
+     * Whether {@link #completeAll} stores a batch for about what {@link #complete} costs for one (a database: one
+     * statement and one commit), so that a router should gather results into batches. False by default.
+     */
+    default boolean batchesCompletions() {
+        return false;
+    }
+
+    /**
      * Stores many results at once (task id → result JSON text); providers may do it in one statement. Tasks that
      * are no longer claimed or running are left as they are. Returns the tasks it completed.
      */

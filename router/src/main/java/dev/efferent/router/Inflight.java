@@ -17,6 +17,8 @@ final class Inflight {
     boolean accepted;
     /** Cancelled or timed out: the task is finished; the worker is still stopping it. */
     boolean cancelled;
+    /** Its result is being stored with a batch (ResultBatcher): a copy of it sent meanwhile is not stored again. */
+    boolean storing;
 
     Inflight(Task task, WorkerSession session, boolean retryable, Instant dispatchedAt) {
         this.task = task;

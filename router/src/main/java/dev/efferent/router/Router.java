@@ -74,7 +74,7 @@ public final class Router implements AutoCloseable {
         this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
         this.dispatch = new Dispatch(settings, queue, clock, state, this::schedule);
         this.admission = new Admission(settings, queue, clock, state, dispatch);
-        this.workers = new WorkerProtocol(settings, queue, clock, state, this::schedule, dispatch);
+        this.workers = new WorkerProtocol(settings, queue, clock, state, this::schedule, dispatch, this::post);
         this.maintenance = new Maintenance(settings, queue, clock, state, this::schedule, dispatch, workers);
     }
 
@@ -288,6 +288,7 @@ public final class Router implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Router did not close its workers cleanly", e);
         }
+        workers.close();
         timers.shutdownNow();
         loop.shutdown();
         try {

@@ -6,6 +6,7 @@ import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolException;
+import dev.efferent.protocol.ResultStatus;
 import dev.efferent.protocol.TaskAccepted;
 import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
@@ -33,6 +34,7 @@ import java.util.Optional;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * What the router does with each message a worker sends, and with a worker that is lost. Runs on the router's
@@ -54,17 +56,25 @@ final class WorkerProtocol {
     private final RouterState state;
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
+    private final Optional<ResultBatcher> results;
     /** Whether a worker id or name belongs to a paired machine, which only its own token may register as. */
     volatile java.util.function.BiPredicate<String, String> paired = (id, name) -> false;
 
     WorkerProtocol(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
-                   BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch) {
+                   BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch, Consumer<Runnable> post) {
         this.dispatch = dispatch;
         this.settings = settings;
         this.queue = queue;
         this.clock = clock;
         this.state = state;
         this.scheduler = scheduler;
+        this.results = queue.batchesCompletions() ? Optional.of(new ResultBatcher(queue, post, this::stored))
+                : Optional.empty();
+    }
+
+    /** Stops storing results in batches; those not stored yet are not acknowledged, and come again. */
+    void close() {
+        results.ifPresent(ResultBatcher::close);
     }
 
     void onMessage(Connection c, Message message) {
@@ -396,6 +406,16 @@ final class WorkerProtocol {
             notDispatchedHere(s, "task:result", r.taskId());
             return;
         }
+        if (f != null && f.storing) {
+            // Sent again before the first was stored: that one's acknowledgement answers both.
+            return;
+        }
+        if (results.isPresent() && f != null && !f.cancelled && r.status() == ResultStatus.COMPLETED) {
+            // Stored with others off this thread; acknowledged when stored (stored(), below).
+            f.storing = true;
+            results.get().add(new ResultBatcher.Pending(s, r, f));
+            return;
+        }
         if (f == null || !f.cancelled) {
             try {
                 store(s, r);
@@ -406,13 +426,49 @@ final class WorkerProtocol {
                 return;
             }
         }
+        acknowledge(s, r, f);
+    }
+
+    private void acknowledge(WorkerSession s, TaskResult r, Inflight f) {
         if (f != null) {
             state.forget(f);
         }
         s.link.send(new TaskResultAck(r.taskId()));
         // A result frees a slot: a worker that said it was busy can take work again now, not at its next heartbeat.
         s.full = false;
-        dispatch.pump(s);
+        if (s.online) {
+            dispatch.pump(s);
+        }
+    }
+
+    /** A batch of results as the queue stored it: each is acknowledged, or explained as store() would. */
+    private void stored(ResultBatcher.Stored stored) {
+        for (ResultBatcher.Pending p : stored.batch()) {
+            WorkerSession s = p.session();
+            TaskResult r = p.result();
+            p.inflight().storing = false;
+            if (stored.failure().isPresent()) {
+                LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will send it "
+                        + "again", r.taskId(), s.name, stored.failure().get().getMessage());
+                continue;
+            }
+            Task task = stored.completed().get(r.taskId());
+            if (task != null) {
+                LOG.log(Level.DEBUG, "Task {0} ({1}) completed on {2} in {3} ms", task.id(), task.tool(), s.name,
+                        r.durationMs());
+                state.finished(task);
+            } else {
+                // Not completed by the batch (timed out, cancelled or lost meanwhile): the single path says why.
+                try {
+                    store(s, r);
+                } catch (QueueException e) {
+                    LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will "
+                            + "send it again", r.taskId(), s.name, e.getMessage());
+                    continue;
+                }
+            }
+            acknowledge(s, r, p.inflight());
+        }
     }
 
     /**

@@ -261,6 +261,11 @@ final class PostgresTaskQueue implements TaskQueue {
         return done;
     }
 
+    @Override
+    public boolean batchesCompletions() {
+        return true;
+    }
+
     /** SET's two timestamps come first in the statement, the VALUES after them. */
     private static Object[] reorder(List<Object> params) {
         List<Object> ordered = new ArrayList<>(params.subList(params.size() - 2, params.size()));

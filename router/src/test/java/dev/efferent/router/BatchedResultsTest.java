@@ -1,0 +1,102 @@
+package dev.efferent.router;
+
+import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.queue.QueueException;
+import dev.efferent.queue.TaskQueue;
+import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Over a queue that stores results in batches (a database), the router stores them off its thread and acknowledges
+ * each once stored: a result the queue could not store is not acknowledged, and stored when the worker sends it again.
+ */
+class BatchedResultsTest extends RouterFixture {
+    private final AtomicBoolean down = new AtomicBoolean();
+    private final AtomicInteger batches = new AtomicInteger();
+    private final List<Integer> sizes = new ArrayList<>();
+
+    /** The memory queue, as one that batches completions, and that can be made to fail them. */
+    private TaskQueue batching(TaskQueue memory) {
+        return (TaskQueue) Proxy.newProxyInstance(TaskQueue.class.getClassLoader(), new Class<?>[]{TaskQueue.class},
+                (proxy, method, args) -> {
+                    if (method.getName().equals("batchesCompletions")) {
+                        return true;
+                    }
+                    if (method.getName().equals("completeAll")) {
+                        if (down.get()) {
+                            throw new QueueException("the database is down");
+                        }
+                        batches.incrementAndGet();
+                        synchronized (sizes) {
+                            sizes.add(((Map<?, ?>) args[0]).size());
+                        }
+                    }
+                    try {
+                        return method.invoke(memory, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+    }
+
+    @Test
+    void resultsAreStoredInBatchesAndAcknowledgedOnceStored() {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 64, FakeWorker.tool("run_shell", false));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            ids.add(router.submit(TaskRequest.of("run_shell", params("{}"))).task().id());
+        }
+        List<TaskDispatch> dispatched = new ArrayList<>();
+        for (int i = 0; i < 64; i++) {
+            dispatched.add(w.next(TaskDispatch.class));
+        }
+        dispatched.forEach(w::accept);
+        dispatched.forEach(d -> w.complete(d, "done " + d.taskId()));
+        for (String id : ids) {
+            assertEquals(TaskStatus.COMPLETED, await(id).status());
+        }
+        int acks = 0;
+        for (int i = 0; i < 64; i++) {
+            acks += w.next(TaskResultAck.class) != null ? 1 : 0;
+        }
+        assertEquals(64, acks);
+        assertTrue(batches.get() < 64, "64 results in " + batches.get() + " statements: " + sizes);
+    }
+
+    @Test
+    void aResultTheQueueCouldNotStoreIsNotAcknowledgedAndIsStoredWhenSentAgain() throws InterruptedException {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        down.set(true);
+        w.complete(d, "first");
+        w.complete(d, "the same, sent again at once");
+        assertTrue(w.quietFor(500).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
+        assertEquals(TaskStatus.RUNNING, status(id));
+        down.set(false);
+        w.complete(d, "offered again");
+        assertEquals(TaskStatus.COMPLETED, await(id).status());
+        assertEquals(id, w.next(TaskResultAck.class).taskId());
+        assertTrue(router.task(id).orElseThrow().result().orElseThrow().contains("offered again"));
+    }
+}
