@@ -12,7 +12,7 @@ Measured on this project's machine kind: $(nproc) cores, $(free -g | awk '/Mem:/
 $(. /etc/os-release; echo "$PRETTY_NAME"), $(date -u +%Y-%m-%d). Everything runs on loopback. Latencies are the
 median over 3 runs of each run's p50 and p99; rates are the median of 3 runs (the queue figures are one run of each).
 Reproduce with \`bin/efferent build && bench/run.sh [scenario]\` (\`roundtrip\`, \`throughput\`, \`drain\`, \`queue\`,
-\`connections\`, \`agent\` or \`all\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
+\`connections\`, \`agent\`, \`stack\` or \`all\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
 
 ## 1. Dispatch round trip
 
@@ -84,7 +84,7 @@ Goal: 10,000 on this 2-core machine in under 1 GiB of heap.
 MD
 if [ -f "$runtime" ]; then
   echo "From \`system-tests\` (\`RuntimesTest\`): runtimes built by \`bin/build-runtimes\`, launched by their \`bin/brain\` and"
-  echo "\`bin/worker\`, default JVM settings."
+  echo "\`bin/worker\` with the launchers' JVM settings; the second start of each (the first makes its start-up cache)."
   echo
   echo '```'
   cat "$runtime"
@@ -112,4 +112,20 @@ and then answers. Median over 3 runs of each run's p50 and p99, $(v agent.turns)
 Goal: the agent's overhead per step at most 2× the dispatch round trip (here $(v agent.overhead.ratio)). The step the model server sees
 adds its HTTP exchange with the brain (java.net.http client, the JDK's HTTP server); the first character reaches
 a channel about as fast as a client reading the server directly.
+
+## 8. The whole stack
+
+The path a VPS user runs (\`bench/run.sh stack\`): callers POST a near no-op task (\`stat\` of one directory) to the
+REST API of the real brain (its own process, JVM options as \`bin/brain\`'s) and wait for the result; the brain
+queues it, dispatches it over a WebSocket to one of two real worker processes (16 slots each), stores the result and
+answers. 10 s per row after a second of warm-up. In the same run: pgbench's B = **$(v stack.pgbench.B)**, WebSocket
+echo p50 = $(v stack.echo.p50).
+
+| callers | PostgreSQL tasks/s | p50 | p99 | memory tasks/s | p50 | p99 |
+|---|---|---|---|---|---|---|
+| 1 | $(v stack.postgres.1.rate) | $(v stack.postgres.1.p50) | $(v stack.postgres.1.p99) | $(v stack.memory.1.rate) | $(v stack.memory.1.p50) | $(v stack.memory.1.p99) |
+| 8 | $(v stack.postgres.8.rate) | $(v stack.postgres.8.p50) | $(v stack.postgres.8.p99) | $(v stack.memory.8.rate) | $(v stack.memory.8.p50) | $(v stack.memory.8.p99) |
+| 64 | $(v stack.postgres.64.rate) | $(v stack.postgres.64.p50) | $(v stack.postgres.64.p99) | $(v stack.memory.64.rate) | $(v stack.memory.64.p50) | $(v stack.memory.64.p99) |
+
+Goal: ≥ 0.25 B tasks/s with 64 callers and PostgreSQL; p50 ≤ 2 ms with 1 caller.
 MD

@@ -9,6 +9,7 @@ import io.helidon.config.Config;
 
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -63,18 +64,13 @@ public final class BrainMain {
     static Config configure(String[] args) {
         Map<String, String> overrides = new HashMap<>();
         Optional<Path> file = Optional.empty();
+        boolean warmUp = false;
         for (int i = 0; i < args.length; i++) {
             String option = args[i];
             switch (option) {
                 case "--help", "-h" -> throw new Help("");
                 case "--hands" -> overrides.put("hands.enabled", "true");
-                case "--warm-up" -> {
-                    // What a start loads, and nothing it keeps: no database rows, no port a running brain holds.
-                    overrides.put(WARM_UP, "true");
-                    overrides.put("server.host", "127.0.0.1");
-                    overrides.put("server.port", "0");
-                    overrides.put("queue.provider", "memory");
-                }
+                case "--warm-up" -> warmUp = true;
                 case "--secret", "--token" -> throw new Help(option + " is not an option: a secret on the command "
                         + "line is shown by 'ps' to every user of this machine; use " + option + "-file FILE or the "
                         + "environment (EFFERENT_WORKER_SECRET, EFFERENT_API_TOKEN)");
@@ -93,6 +89,17 @@ public final class BrainMain {
                 }
                 default -> throw new Help("unknown option '" + option + "'");
             }
+        }
+        if (warmUp) {
+            // What a start loads, and nothing it keeps or reaches: no database rows, no port a running brain holds
+            // (after the options: a --port given too does not count), no chat channel polling its service.
+            overrides.put(WARM_UP, "true");
+            overrides.put("server.host", "127.0.0.1");
+            overrides.put("server.port", "0");
+            overrides.put("queue.provider", "memory");
+            Config configured = ConfigLoader.load(file, overrides, System.getenv(), Map.of());
+            configured.get("channels").asNodeList().orElse(List.of())
+                    .forEach(channel -> overrides.put("channels." + channel.name() + ".enabled", "false"));
         }
         return ConfigLoader.load(file, overrides, System.getenv(), Map.of());
     }

@@ -109,8 +109,9 @@ final class BrainSession implements WsListener {
                         .tcpNoDelay(true)
                         .readTimeout(readTimeout)
                         .build());
-        if (!"wss".equalsIgnoreCase(brain.getScheme())) {
-            // No trust store is read for a plain link: a third of the client's set-up time at start.
+        String scheme = brain.getScheme() == null ? "" : brain.getScheme().toLowerCase(java.util.Locale.ROOT);
+        if (scheme.equals("ws") || scheme.equals("http")) {
+            // No trust store is read for a plain link (wss and https keep TLS): a third of the client's set-up time.
             builder.tls(Tls.builder().enabled(false).build());
         }
         return builder.build();

@@ -117,43 +117,40 @@ final class StackBench {
         long warm = System.nanoTime() + Duration.ofSeconds(1).toNanos();
         long end = warm + length.toNanos();
         ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        List<Thread> threads = new ArrayList<>();
-        for (int c = 0; c < callers; c++) {
-            threads.add(Thread.ofVirtual().start(() -> {
-                try {
-                    while (System.nanoTime() < end && failure.get() == null) {
-                        long t = System.nanoTime();
-                        one(http, port, body);
-                        if (t >= warm) {
-                            latencies.add(System.nanoTime() - t);
-                        }
-                    }
-                } catch (Exception e) {
-                    failure.compareAndSet(null, e);
+        inParallel(callers, () -> {
+            while (System.nanoTime() < end) {
+                long t = System.nanoTime();
+                one(http, port, body);
+                if (t >= warm) {
+                    latencies.add(System.nanoTime() - t);
                 }
-            }));
-        }
-        for (Thread t : threads) {
-            t.join();
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
+            }
+        });
         Stats stats = new Stats(latencies.size());
         latencies.forEach(stats::add);
         return new Result(latencies.size() / (length.toNanos() / 1e9), stats);
     }
 
     private static void call(HttpClient http, int port, String body, int calls, int callers) throws Exception {
-        List<Thread> threads = new ArrayList<>();
+        inParallel(callers, () -> {
+            for (int i = 0; i < calls / callers; i++) {
+                one(http, port, body);
+            }
+        });
+    }
+
+    private interface Caller {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code caller} on {@code n} virtual threads and waits for them; the first failure is thrown. */
+    private static void inParallel(int n, Caller caller) throws Exception {
         AtomicReference<Exception> failure = new AtomicReference<>();
-        for (int c = 0; c < callers; c++) {
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < n; c++) {
             threads.add(Thread.ofVirtual().start(() -> {
                 try {
-                    for (int i = 0; i < calls / callers; i++) {
-                        one(http, port, body);
-                    }
+                    caller.run();
                 } catch (Exception e) {
                     failure.compareAndSet(null, e);
                 }

@@ -129,7 +129,8 @@ final class Dispatch {
     }
 
     private void timeOut(String taskId, Inflight f) {
-        if (state.inflight.get(taskId) != f || f.cancelled) {
+        if (state.inflight.get(taskId) != f || f.cancelled || f.storing) {
+            // A result that came in time, being stored, is not overtaken by its deadline.
             return;
         }
         String reason = "timed out after " + DurationText.of(f.task.timeout());

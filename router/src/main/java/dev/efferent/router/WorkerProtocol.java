@@ -450,6 +450,10 @@ final class WorkerProtocol {
             if (stored.failure().isPresent()) {
                 LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will send it "
                         + "again", r.taskId(), s.name, stored.failure().get().getMessage());
+                if (!s.online) {
+                    // lose() left it to this batch: settle it as lose() would have.
+                    settleLost(p.inflight());
+                }
                 continue;
             }
             Task task = stored.completed().get(r.taskId());
@@ -545,6 +549,28 @@ final class WorkerProtocol {
         }
     }
 
+    /**
+     * A task of a lost worker, without a stored result: a running one fails (or is requeued, when retryable), a
+     * claimed one goes back to the queue. Empty if it was cancelled or had already ended.
+     */
+    private Optional<Task> settleLost(Inflight f) {
+        state.forget(f);
+        if (f.cancelled) {
+            return Optional.empty();
+        }
+        try {
+            Task t = f.accepted ? queue.fail(f.task.id(), DISCONNECTED, f.retryable) : queue.release(f.task.id(), f.session.id);
+            if (t.status().isFinished()) {
+                state.finished(t);
+            }
+            return Optional.of(t);
+        } catch (QueueException e) {
+            LOG.log(RouterState.level(e), "Task {0} of lost worker {1} had already ended: {2}", f.task.id(),
+                    f.session.name, e.getMessage());
+            return Optional.empty();
+        }
+    }
+
     /** The worker is gone: its claimed tasks go back to the queue, its running ones fail or are requeued. */
     void lose(WorkerSession s, String why) {
         if (!s.online) {
@@ -561,21 +587,15 @@ final class WorkerProtocol {
         int failed = 0;
         int requeued = 0;
         for (Inflight f : List.copyOf(s.inflight.values())) {
-            state.forget(f);
-            if (f.cancelled) {
+            if (f.storing) {
+                // Its result came before the link went, and is being stored: stored() settles it.
                 continue;
             }
-            try {
-                Task t = f.accepted ? queue.fail(f.task.id(), DISCONNECTED, f.retryable) : queue.release(f.task.id(), s.id);
-                if (t.status().isFinished()) {
-                    failed++;
-                    state.finished(t);
-                } else {
-                    requeued++;
-                }
-            } catch (QueueException e) {
-                LOG.log(RouterState.level(e), "Task {0} of lost worker {1} had already ended: {2}", f.task.id(), s.name,
-                        e.getMessage());
+            Optional<Task> settled = settleLost(f);
+            if (settled.isPresent() && settled.get().status().isFinished()) {
+                failed++;
+            } else if (settled.isPresent()) {
+                requeued++;
             }
         }
         WorkerInfo info = s.info();

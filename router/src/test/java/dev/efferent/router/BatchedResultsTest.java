@@ -27,6 +27,8 @@ class BatchedResultsTest extends RouterFixture {
     private final AtomicBoolean down = new AtomicBoolean();
     private final AtomicInteger batches = new AtomicInteger();
     private final List<Integer> sizes = new ArrayList<>();
+    /** Holds completeAll until counted down, when set. */
+    private volatile java.util.concurrent.CountDownLatch hold;
 
     /** The memory queue, as one that batches completions, and that can be made to fail them. */
     private TaskQueue batching(TaskQueue memory) {
@@ -36,6 +38,9 @@ class BatchedResultsTest extends RouterFixture {
                         return true;
                     }
                     if (method.getName().equals("completeAll")) {
+                        if (hold != null) {
+                            hold.await();
+                        }
                         if (down.get()) {
                             throw new QueueException("the database is down");
                         }
@@ -98,5 +103,25 @@ class BatchedResultsTest extends RouterFixture {
         assertEquals(TaskStatus.COMPLETED, await(id).status());
         assertEquals(id, w.next(TaskResultAck.class).taskId());
         assertTrue(router.task(id).orElseThrow().result().orElseThrow().contains("offered again"));
+    }
+
+    @Test
+    void aResultBeingStoredWhenItsWorkerGoesIsKeptNotFailedAsDisconnected() throws InterruptedException {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        hold = new java.util.concurrent.CountDownLatch(1);
+        // A stopping worker: its last result, then the close, before the brain has stored the result.
+        w.complete(d, "finished before it left");
+        Thread.sleep(100);
+        w.disconnect("worker shutting down");
+        Thread.sleep(200);
+        hold.countDown();
+        assertEquals(TaskStatus.COMPLETED, await(id).status());
+        assertTrue(router.task(id).orElseThrow().result().orElseThrow().contains("finished before it left"));
     }
 }

@@ -25,6 +25,15 @@ class WorkerIdentityTest extends RouterFixture {
         router.submit(TaskRequest.of("run_shell", params("{}")).onWorker(w.id));
         TaskDispatch d = w.next(TaskDispatch.class);
         w.accept(d);
+        // The acceptance is handled on the router's thread: wait until the queue says so.
+        for (int i = 0; i < 500 && router.task(d.taskId()).orElseThrow().status() != TaskStatus.RUNNING; i++) {
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        }
+        assertEquals(TaskStatus.RUNNING, router.task(d.taskId()).orElseThrow().status());
         return d;
     }
 

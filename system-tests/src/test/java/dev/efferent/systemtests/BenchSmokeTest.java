@@ -25,7 +25,8 @@ class BenchSmokeTest {
         assertEquals(0, p.exitValue(), text);
         for (String key : new String[]{"roundtrip.dispatch.p50", "roundtrip.echo.p50", "throughput.workers.16",
                 "drain.time", "queue.memory.claim-complete", "queue.postgres.insert-to-claim.p99",
-                "connections.20.heap-used", "connections.20.rest-noop.p99"}) {
+                "connections.20.heap-used", "connections.20.rest-noop.p99", "stack.postgres.64.rate",
+                "stack.memory.1.p50"}) {
             assertTrue(text.contains(key + " = "), key + " missing from\n" + text);
         }
     }

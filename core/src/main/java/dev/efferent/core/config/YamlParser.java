@@ -24,7 +24,8 @@ import java.util.Set;
 /**
  * Reads a YAML configuration file into Helidon's configuration tree. SnakeYAML's {@code Yaml} front door maps YAML
  * onto Java beans and so needs {@code java.desktop} (12 MiB of every runtime image); configuration needs plain maps,
- * lists and scalars, which its safe constructor makes without it.
+ * lists and scalars, which its safe constructor makes without it. Only the standard YAML tags are understood (a
+ * tag naming a Java class is an error), aliases of collections are refused, and a file is at most 1 MiB.
  */
 final class YamlParser implements ConfigParser {
     private static final Set<MediaType> MEDIA_TYPES = Set.of(MediaTypes.APPLICATION_X_YAML);
@@ -51,13 +52,18 @@ final class YamlParser implements ConfigParser {
                         + data.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
             }
             return object(map);
-        } catch (IOException | YAMLException e) {
+        } catch (IOException | RuntimeException e) {
+            // SnakeYAML throws more than YAMLException (a NumberFormatException for "!!int abc").
             throw new ConfigParserException("not valid YAML: " + e.getMessage(), e);
         }
     }
 
     private static Object read(Reader reader) {
         LoaderOptions options = new LoaderOptions();
+        // A configuration has no use for aliases of collections, which can make a small file a huge (or, with a
+        // self-reference, endless) tree.
+        options.setMaxAliasesForCollections(0);
+        options.setCodePointLimit(1 << 20);
         SafeConstructor constructor = new SafeConstructor(options);
         constructor.setComposer(new Composer(new ParserImpl(new StreamReader(reader), options), new Resolver(), options));
         return constructor.getSingleData(Object.class);

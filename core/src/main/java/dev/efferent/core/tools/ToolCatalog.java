@@ -98,15 +98,18 @@ public final class ToolCatalog implements AutoCloseable {
         for (Map.Entry<String, Future<Started>> started : starting.entrySet()) {
             String name = started.getKey();
             PluginInfo origin = providers.info(name);
-            if (started.getValue().state() == Future.State.FAILED) {
-                Throwable cause = started.getValue().exceptionNow();
+            Future<Started> future = started.getValue();
+            if (future.state() != Future.State.SUCCESS) {
+                // Failed, or cancelled (this thread was interrupted while the toolkits started).
+                Throwable cause = future.state() == Future.State.FAILED ? future.exceptionNow()
+                        : new InterruptedException("interrupted while it started");
                 if (failure == null) {
                     failure = cause instanceof PluginException e ? e : new PluginException("toolkit '" + name
                             + "' from module " + origin.describeModule() + " failed to start: " + cause, cause);
                 }
                 continue;
             }
-            Started toolkit = started.getValue().resultNow();
+            Started toolkit = future.resultNow();
             toolkits.add(toolkit.toolkit());
             origins.put(name, origin);
             try {

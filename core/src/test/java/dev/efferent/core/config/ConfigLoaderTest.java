@@ -79,6 +79,17 @@ class ConfigLoaderTest {
         ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(file), Map.of(),
                 Map.of()));
         assertTrue(e.getMessage().contains("could not be read"), e.getMessage());
+        // Aliases of collections: a few lines that expand to billions of nodes, or to a list inside itself.
+        String laughs = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
+                + "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n";
+        for (String hostile : List.of(laughs, "a: &a [*a]\n")) {
+            ConfigException e2 = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(yaml(hostile)),
+                    Map.of(), Map.of()));
+            assertTrue(e2.getMessage().contains("could not be read"), e2.getMessage());
+        }
+        ConfigException number = assertThrows(ConfigException.class, () -> ConfigLoader.load(
+                Optional.of(yaml("port: !!int abc\n")), Map.of(), Map.of()));
+        assertTrue(number.getMessage().contains("could not be read"), number.getMessage());
         ConfigException list = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(yaml("- a\n- b\n")),
                 Map.of(), Map.of()));
         assertTrue(list.getMessage().contains("top level"), list.getMessage());
