@@ -57,6 +57,17 @@ class BatchedResultsTest extends RouterFixture {
                 });
     }
 
+    /** A router over the batching queue, {@code w} registered with it and running one task: its dispatch. */
+    private TaskDispatch runningOn(FakeWorker w) {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        router.submit(TaskRequest.of("run_shell", params("{}")));
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        return d;
+    }
+
     @Test
     void resultsAreStoredInBatchesAndAcknowledgedOnceStored() {
         queue = batching(openQueue());
@@ -86,13 +97,9 @@ class BatchedResultsTest extends RouterFixture {
 
     @Test
     void aResultTheQueueCouldNotStoreIsNotAcknowledgedAndIsStoredWhenSentAgain() throws InterruptedException {
-        queue = batching(openQueue());
-        start(true, Optional.empty());
         FakeWorker w = new FakeWorker("laptop");
-        w.register(router, 2, FakeWorker.tool("run_shell", false));
-        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
-        TaskDispatch d = w.next(TaskDispatch.class);
-        w.accept(d);
+        TaskDispatch d = runningOn(w);
+        String id = d.taskId();
         down.set(true);
         w.complete(d, "first");
         w.complete(d, "the same, sent again at once");
@@ -107,13 +114,9 @@ class BatchedResultsTest extends RouterFixture {
 
     @Test
     void aResultBeingStoredWhenItsWorkerGoesIsKeptNotFailedAsDisconnected() throws InterruptedException {
-        queue = batching(openQueue());
-        start(true, Optional.empty());
         FakeWorker w = new FakeWorker("laptop");
-        w.register(router, 2, FakeWorker.tool("run_shell", false));
-        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
-        TaskDispatch d = w.next(TaskDispatch.class);
-        w.accept(d);
+        TaskDispatch d = runningOn(w);
+        String id = d.taskId();
         hold = new java.util.concurrent.CountDownLatch(1);
         // A stopping worker: its last result, then the close, before the brain has stored the result.
         w.complete(d, "finished before it left");
