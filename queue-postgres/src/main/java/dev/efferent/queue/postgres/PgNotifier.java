@@ -96,8 +96,11 @@ final class PgNotifier implements AutoCloseable {
 
     private void send(List<String> payloads) {
         try {
-            db.run("announce queue changes", ex -> ex.query("SELECT pg_notify(?, p) FROM unnest(string_to_array(?, ?)) "
-                    + "AS p", channel, String.join(SEP, payloads), SEP).toList());
+            // A transaction that notifies gets a transaction id and so a commit record; it need not wait for the disk
+            // (set_config, local to this transaction): notices are not kept across a crash of the database anyway.
+            db.run("announce queue changes", ex -> ex.query("SELECT pg_notify(?, p) FROM "
+                    + "(SELECT set_config('synchronous_commit', 'off', true)) AS async, unnest(string_to_array(?, ?)) AS p",
+                    channel, String.join(SEP, payloads), SEP).toList());
         } catch (QueueException e) {
             long now = System.nanoTime();
             if (now - lastWarning > 60_000_000_000L) {
