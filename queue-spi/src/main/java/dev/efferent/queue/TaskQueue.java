@@ -83,8 +83,7 @@ public interface TaskQueue extends AutoCloseable {
 
     /**
      * Whether {@link #completeAll} stores a batch for about what {@link #complete} costs for one (a database: one
-     * statement and one commit), so that a router should gather results into batches, and keep the commits that
-     * wait for a disk (enqueues, starts) off the thread that dispatches. False by default.
+     * statement and one commit), so that a router should gather results into batches. False by default.
      */
     default boolean batchesCompletions() {
         return false;

@@ -39,11 +39,6 @@ final class Admission {
     }
 
     Submission submit(TaskRequest request) {
-        return admitted(queue.add(prepare(request)), request);
-    }
-
-    /** Checks a request and makes the task to queue from it. */
-    NewTask prepare(TaskRequest request) {
         ToolDescriptor tool = state.knownTools.get(request.tool());
         if (tool == null) {
             throw new RouterException(RouterException.Kind.BAD_REQUEST, "unknown tool '" + request.tool()
@@ -80,14 +75,7 @@ final class Admission {
         if (request.held()) {
             spec.held();
         }
-        return spec.build();
-    }
-
-    /**
-     * What becomes of a task just queued: dispatched now where a worker is free. When it was queued off the router's
-     * thread, a pass over the queue may have dispatched it meanwhile, or even seen it finish; it says so then.
-     */
-    Submission admitted(Enqueued enqueued, TaskRequest request) {
+        Enqueued enqueued = queue.add(spec.build());
         Task task = enqueued.task();
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
@@ -105,19 +93,17 @@ final class Admission {
         Task task = queued;
         List<WorkerSession> candidates = dispatch.candidates(task, requester);
         for (WorkerSession s : candidates) {
-            if (state.inflight.containsKey(task.id()) || state.dispatchedTo(task.id()).isPresent()) {
-                break;
-            }
             if (s.freeSlots() > 0) {
                 dispatch.pump(s);
+                if (state.inflight.containsKey(task.id())) {
+                    break;
+                }
             }
         }
         Inflight dispatched = state.inflight.get(task.id());
-        Optional<String> ranOn = state.dispatchedTo(task.id());
         boolean offline = candidates.isEmpty();
         Submission submission = dispatched != null
                 ? new Submission(dispatched.task, Submission.Outcome.RUNNING, Optional.of(dispatched.session.name))
-                : ranOn.isPresent() ? new Submission(task, Submission.Outcome.RUNNING, ranOn)
                 : new Submission(task, offline ? Submission.Outcome.QUEUED_OFFLINE : Submission.Outcome.QUEUED_BUSY,
                 Optional.empty());
         state.listeners.forEach(l -> l.submitted(submission.task(), offline));

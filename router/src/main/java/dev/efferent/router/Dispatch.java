@@ -121,7 +121,6 @@ final class Dispatch {
         f.deadline = scheduler.apply(() -> timeOut(task.id(), f), task.timeout());
         state.inflight.put(task.id(), f);
         s.inflight.put(task.id(), f);
-        state.dispatched(task.id(), s.name);
         s.link.send(message);
         Duration waited = Duration.between(task.createdAt(), now);
         LOG.log(Level.DEBUG, "Task {0} ({1}) dispatched to {2}, attempt {3}", task.id(), task.tool(), s.name,

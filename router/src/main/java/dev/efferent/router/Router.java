@@ -11,8 +11,6 @@ import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.WorkerTools;
-import dev.efferent.queue.Enqueued;
-import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
@@ -139,14 +137,7 @@ public final class Router implements AutoCloseable {
      * @throws RouterException for an unknown tool or worker, invalid params or values out of range
      */
     public Submission submit(TaskRequest request) {
-        if (!queue.batchesCompletions()) {
-            return call(() -> admission.submit(request));
-        }
-        // A database's commit waits for its disk: it is made on the caller's thread, not the router's, so that many
-        // callers' enqueues commit together while the router goes on dispatching.
-        NewTask task = call(() -> admission.prepare(request));
-        Enqueued enqueued = queue.add(task);
-        return call(() -> admission.admitted(enqueued, request));
+        return call(() -> admission.submit(request));
     }
 
     /**

@@ -42,19 +42,6 @@ final class RouterState {
     /** Tools known only from a remembered worker: the first live worker to offer one replaces its descriptor. */
     final java.util.Set<String> rememberedTools = new java.util.HashSet<>();
 
-    /** Most dispatches remembered by {@link #dispatched}. */
-    private static final int RECENT_DISPATCHES = 4096;
-    /**
-     * The workers the latest dispatches went to, by task id: a task queued off the router's thread may be claimed,
-     * dispatched and even finished by a pass over the queue before its submission is answered.
-     */
-    private final Map<String, String> recentDispatches = new LinkedHashMap<>(64, 0.75f, false) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
-            return size() > RECENT_DISPATCHES;
-        }
-    };
-
     RouterState(KnownWorkers known) {
         this.known = known;
     }
@@ -177,15 +164,6 @@ final class RouterState {
         if (f.deadline != null) {
             f.deadline.cancel(false);
         }
-    }
-
-    void dispatched(String taskId, String workerName) {
-        recentDispatches.put(taskId, workerName);
-    }
-
-    /** The worker a recent dispatch of the task went to. */
-    Optional<String> dispatchedTo(String taskId) {
-        return Optional.ofNullable(recentDispatches.get(taskId));
     }
 
     /** A task finished: tell the listeners and whoever waits for it. */

@@ -338,28 +338,12 @@ final class WorkerProtocol {
         if (f.cancelled || f.accepted) {
             return;
         }
-        if (results.isEmpty()) {
-            if (start(s, a.taskId())) {
-                f.accepted = true;
-                f.leaseRenewedAt = clock.instant();
-            }
-            return;
-        }
-        // The worker runs it from now on, whatever the queue says: a lost worker's task fails rather than going back
-        // to the queue. Its start is stored off the router's thread, so that the router does not wait for the disk;
-        // the claim's lease covers the moment, and a result stored first simply finds it claimed.
-        f.accepted = true;
-        f.leaseRenewedAt = clock.instant();
-        Thread.ofVirtual().name("efferent-router-start").start(() -> start(s, a.taskId()));
-    }
-
-    private boolean start(WorkerSession s, String taskId) {
         try {
-            queue.start(taskId, s.id, settings.lease());
-            return true;
+            queue.start(a.taskId(), s.id, settings.lease());
+            f.accepted = true;
+            f.leaseRenewedAt = clock.instant();
         } catch (QueueException e) {
-            LOG.log(RouterState.level(e), "Task {0} accepted by {1} but not started: {2}", taskId, s.name, e.getMessage());
-            return false;
+            LOG.log(RouterState.level(e), "Task {0} accepted by {1} but not started: {2}", a.taskId(), s.name, e.getMessage());
         }
     }
 

@@ -27,9 +27,6 @@ class BatchedResultsTest extends RouterFixture {
     private final AtomicBoolean down = new AtomicBoolean();
     private final AtomicInteger batches = new AtomicInteger();
     private final List<Integer> sizes = new ArrayList<>();
-    private final java.util.concurrent.CountDownLatch addReached = new java.util.concurrent.CountDownLatch(1);
-    private final java.util.concurrent.CountDownLatch addHold = new java.util.concurrent.CountDownLatch(1);
-    private volatile java.util.concurrent.CountDownLatch startHold = new java.util.concurrent.CountDownLatch(0);
     /** Holds completeAll until counted down, when set. */
     private volatile java.util.concurrent.CountDownLatch hold;
 
@@ -39,16 +36,6 @@ class BatchedResultsTest extends RouterFixture {
                 (proxy, method, args) -> {
                     if (method.getName().equals("batchesCompletions")) {
                         return true;
-                    }
-                    if (method.getName().equals("add") && args[0].toString().contains("held-in-add")) {
-                        // Queued, then the commit's answer is slow to come back.
-                        Object added = method.invoke(memory, args);
-                        addReached.countDown();
-                        addHold.await();
-                        return added;
-                    }
-                    if (method.getName().equals("start")) {
-                        startHold.await();
                     }
                     if (method.getName().equals("completeAll")) {
                         if (hold != null) {
@@ -139,48 +126,5 @@ class BatchedResultsTest extends RouterFixture {
         hold.countDown();
         assertEquals(TaskStatus.COMPLETED, await(id).status());
         assertTrue(router.task(id).orElseThrow().result().orElseThrow().contains("finished before it left"));
-    }
-
-    @Test
-    void anEnqueueWaitingForTheDatabaseHoldsUpNoOtherCallAndIsReportedRunningWhenAPassDispatchedIt() throws Exception {
-        queue = batching(openQueue());
-        start(true, Optional.empty());
-        FakeWorker w = new FakeWorker("laptop");
-        w.register(router, 1, FakeWorker.tool("run_shell", false));
-        var slow = java.util.concurrent.CompletableFuture.supplyAsync(() ->
-                router.submit(TaskRequest.of("run_shell", params("{\"command\": \"held-in-add\"}"))));
-        addReached.await();
-        // The slow commit holds its caller only: another call is queued and answered meanwhile.
-        Submission quick = router.submit(TaskRequest.of("run_shell", params("{\"command\": \"quick\"}")));
-        assertEquals(Submission.Outcome.QUEUED_BUSY, quick.outcome());
-        // The slow one, queued first, was dispatched before its caller heard back, and ran.
-        TaskDispatch first = w.next(TaskDispatch.class);
-        w.accept(first);
-        w.complete(first, "done");
-        assertEquals(TaskStatus.COMPLETED, await(first.taskId()).status());
-        assertEquals(first.taskId(), w.next(TaskResultAck.class).taskId());
-        addHold.countDown();
-        Submission answered = slow.get(10, java.util.concurrent.TimeUnit.SECONDS);
-        assertEquals(first.taskId(), answered.task().id());
-        assertEquals(Submission.Outcome.RUNNING, answered.outcome(), "it ran: " + answered);
-        assertEquals(Optional.of("laptop"), answered.worker());
-        TaskDispatch second = w.next(TaskDispatch.class);
-        assertEquals(quick.task().id(), second.taskId());
-    }
-
-    @Test
-    void aWorkerLostAfterAcceptingFailsItsTaskThoughItsStartIsNotStoredYet() throws InterruptedException {
-        startHold = new java.util.concurrent.CountDownLatch(1);
-        FakeWorker w = new FakeWorker("laptop");
-        TaskDispatch d = runningOn(w);
-        Thread.sleep(100);
-        w.disconnect("network gone");
-        // It may have run: a task that must not run twice fails rather than going back to the queue.
-        var failed = await(d.taskId());
-        assertEquals(TaskStatus.FAILED, failed.status());
-        assertTrue(failed.error().orElseThrow().toLowerCase(java.util.Locale.ROOT).contains("disconnected"), failed.toString());
-        startHold.countDown();
-        Thread.sleep(200);
-        assertEquals(TaskStatus.FAILED, status(d.taskId()), "the late start changed nothing");
     }
 }
