@@ -97,7 +97,8 @@ final class PgNotifier implements AutoCloseable {
     private void send(List<String> payloads) {
         try {
             // A transaction that notifies gets a transaction id and so a commit record; it need not wait for the disk
-            // (set_config, local to this transaction): notices are not kept across a crash of the database anyway.
+            // (set_config, local to this one autocommit statement's transaction, so nothing stays on the pooled
+            // connection): notices are not kept across a crash of the database anyway. Decision 24.
             db.run("announce queue changes", ex -> ex.query("SELECT pg_notify(?, p) FROM "
                     + "(SELECT set_config('synchronous_commit', 'off', true)) AS async, unnest(string_to_array(?, ?)) AS p",
                     channel, String.join(SEP, payloads), SEP).toList());

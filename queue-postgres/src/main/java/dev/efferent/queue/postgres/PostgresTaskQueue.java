@@ -131,13 +131,10 @@ final class PostgresTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         String tools = String.join(SEP, request.capabilities());
         // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
-        // One statement in autocommit: it locks, updates and returns the rows itself. Its commit does not wait for
-        // the disk (set_config, local to this transaction): a claim lost with the database's own crash leaves the task
-        // queued, as the claim's lease running out would, and the start or completion that follows it, committed
-        // durably, makes the claim durable with it. Decision 0024.
+        // One statement in autocommit: it locks, updates and returns the rows itself. Its commit waits for the disk:
+        // a claimed task is dispatched at once, and a claim lost with the database would let it run twice.
         List<DbRow> rows = db.run("claim tasks", ex -> ex.query(
-                "WITH c AS (SELECT x.id FROM (SELECT set_config('synchronous_commit', 'off', true)) AS async, "
-                        + "unnest(string_to_array(?, ?)) AS u(tool) CROSS JOIN LATERAL ("
+                "WITH c AS (SELECT x.id FROM unnest(string_to_array(?, ?)) AS u(tool) CROSS JOIN LATERAL ("
                         + "SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' AND tool = u.tool "
                         + "AND run_at <= ? AND (target_worker IS NULL OR target_worker = ?) "
                         + "ORDER BY priority DESC, run_at, seq LIMIT ? FOR UPDATE SKIP LOCKED) x "
