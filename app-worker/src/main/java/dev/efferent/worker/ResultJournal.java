@@ -11,11 +11,13 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Keeps every result on disk until the brain acknowledges it, and marks every task while it runs, so that
@@ -64,13 +66,13 @@ final class ResultJournal {
         delete(running.resolve(safe(result.taskId())));
     }
 
-    /** The brain has stored the result: forget it. */
     /** Forgets a task that ended without a result (handed back): no running mark, no result. */
     void forget(String taskId) {
         delete(running.resolve(safe(taskId)));
         delete(results.resolve(safe(taskId) + ".json"));
     }
 
+    /** The brain has stored the result: forget it. */
     void acknowledge(String taskId) {
         delete(results.resolve(safe(taskId) + ".json"));
     }
@@ -78,6 +80,25 @@ final class ResultJournal {
     /** Results not yet acknowledged, to send after (re)connecting. */
     List<TaskResult> pending() {
         return pending(Duration.ZERO);
+    }
+
+    /** The result of {@code taskId} if it ran here and the brain has not acknowledged it: one file read, not all. */
+    Optional<TaskResult> pending(String taskId) {
+        Path file = results.resolve(safe(taskId) + ".json");
+        if (!Files.exists(file)) {
+            return Optional.empty();
+        }
+        try {
+            return codec.decode(Files.readString(file)) instanceof TaskResult r && r.taskId().equals(taskId)
+                    ? Optional.of(r) : Optional.empty();
+        } catch (NoSuchFileException e) {
+            // Acknowledged meanwhile.
+            return Optional.empty();
+        } catch (IOException | ProtocolException e) {
+            LOG.log(Level.WARNING, "Journal file " + file + " is unreadable; moving it aside", e);
+            move(file, file.resolveSibling(file.getFileName() + ".broken"));
+            return Optional.empty();
+        }
     }
 
     /** Results not acknowledged although recorded at least {@code age} ago: the brain may have failed to store them. */

@@ -264,7 +264,7 @@ final class Worker implements AutoCloseable {
     void dispatch(TaskDispatch d) {
         LOG.log(Level.DEBUG, "Task {0}: {1} (attempt {2})", d.taskId(), d.tool(), d.attempt());
         if (!runner.isRunning(d.taskId())) {
-            var held = journal.pending().stream().filter(r -> r.taskId().equals(d.taskId())).findFirst();
+            var held = journal.pending(d.taskId());
             if (held.isPresent()) {
                 // Already ran here: its result is waiting for an ack, so send that instead of running it twice.
                 send(held.get());

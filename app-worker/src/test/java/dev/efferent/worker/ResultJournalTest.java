@@ -50,4 +50,22 @@ class ResultJournalTest {
         assertTrue(Files.exists(dir.resolve("journal/running/.._.._escape")));
         assertTrue(Files.notExists(dir.resolve("escape")));
     }
+
+    @Test
+    void findsTheResultOfOneTaskWithoutReadingTheOthers() throws Exception {
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        TaskResult mine = TaskResult.ended("t1", ResultStatus.FAILED, "no", 1);
+        journal.record(mine);
+        journal.record(TaskResult.ended("t2", ResultStatus.FAILED, "no", 1));
+        assertEquals(java.util.Optional.of(mine), journal.pending("t1"));
+        assertEquals(java.util.Optional.empty(), journal.pending("t3"), "never ran here");
+        // Another id that maps to the same file name is not taken for it.
+        journal.record(TaskResult.ended("a/b", ResultStatus.FAILED, "no", 1));
+        assertEquals(java.util.Optional.empty(), journal.pending("a_b"));
+        journal.acknowledge("t1");
+        assertEquals(java.util.Optional.empty(), journal.pending("t1"), "acknowledged");
+        Files.writeString(dir.resolve("results/t9.json"), "{not json");
+        assertEquals(java.util.Optional.empty(), journal.pending("t9"), "an unreadable file is no result");
+        assertTrue(Files.exists(dir.resolve("results/t9.json.broken")), "and is moved aside");
+    }
 }
