@@ -421,12 +421,16 @@ final class WorkerProtocol {
                 store(s, r);
             } catch (QueueException e) {
                 // Not acknowledged, still in flight (its lease kept renewed): the worker offers it again.
-                LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will send it "
-                        + "again", r.taskId(), s.name, e.getMessage());
+                notStored(s, r, e);
                 return;
             }
         }
         acknowledge(s, r, f);
+    }
+
+    private static void notStored(WorkerSession s, TaskResult r, QueueException e) {
+        LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will send it again",
+                r.taskId(), s.name, e.getMessage());
     }
 
     private void acknowledge(WorkerSession s, TaskResult r, Inflight f) {
@@ -448,8 +452,7 @@ final class WorkerProtocol {
             TaskResult r = p.result();
             p.inflight().storing = false;
             if (stored.failure().isPresent()) {
-                LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will send it "
-                        + "again", r.taskId(), s.name, stored.failure().get().getMessage());
+                notStored(s, r, stored.failure().get());
                 if (!s.online) {
                     // lose() left it to this batch: settle it as lose() would have.
                     settleLost(p.inflight());
@@ -466,8 +469,7 @@ final class WorkerProtocol {
                 try {
                     store(s, r);
                 } catch (QueueException e) {
-                    LOG.log(Level.WARNING, "Could not store the result of task {0} from {1}: {2}; the worker will "
-                            + "send it again", r.taskId(), s.name, e.getMessage());
+                    notStored(s, r, e);
                     continue;
                 }
             }
