@@ -43,9 +43,10 @@ connection; memory queue.
 
 ## 3. Queue throughput
 
-Each provider alone, 8 threads (like pgbench's 8 clients). Baseline **B** = pgbench on the same PostgreSQL,
-one single-row \`UPDATE\` per transaction, \`pgbench -n -M prepared -c 8 -j 2 -T 15\` (scale 10), in the same run:
-**$(v queue.pgbench.B)**.
+Each provider alone, 8 threads (like pgbench's 8 clients), after the same phases run once smaller and untimed (so
+the client is compiled before it is measured). Baseline **B** = pgbench on the same PostgreSQL, one single-row
+\`UPDATE\` per transaction, \`pgbench -n -M prepared -c 8 -j 2 -T 15\` (scale 10), in the same run, before and after
+our phases, averaged: **$(v queue.pgbench.B)**.
 
 | figure | memory | PostgreSQL (ratio of B) |
 |---|---|---|
