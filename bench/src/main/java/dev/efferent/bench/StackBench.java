@@ -26,7 +26,9 @@ import java.util.concurrent.atomic.AtomicReference;
 final class StackBench {
     private static final String SECRET = "bench-secret-bench-secret";
     private static final String TOKEN = "bench-token-bench-token";
-    private static final int[] CALLERS = {1, 8, 64};
+    /** The rows: concurrent callers each ({@code -Defferent.bench.stack.callers=1} for one row, to profile it). */
+    private static final int[] CALLERS = java.util.Arrays.stream(System.getProperty("efferent.bench.stack.callers",
+            "1,8,64").split(",")).mapToInt(c -> Integer.parseInt(c.strip())).toArray();
     private static final int WORKERS = 2;
 
     private StackBench() {

@@ -101,6 +101,20 @@ final class PgDatabase implements AutoCloseable {
         return client;
     }
 
+    /**
+     * A connection of its own, outside the pool, for the listener and the notifier: they hold it for as long as it
+     * works, and know its backend's process id.
+     */
+    static java.sql.Connection dedicated(PgSettings settings, String applicationName) throws SQLException {
+        java.util.Properties props = new java.util.Properties();
+        props.setProperty("user", settings.user());
+        props.setProperty("password", settings.password());
+        props.setProperty("connectTimeout", String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));
+        props.setProperty("socketTimeout", String.valueOf(Math.max(1, settings.queryTimeout().toSeconds())));
+        props.setProperty("ApplicationName", applicationName);
+        return java.sql.DriverManager.getConnection(settings.url(), props);
+    }
+
     /** Runs {@code work} as one autocommit statement (or a few); {@code what} completes "could not ...". */
     <T> T run(String what, Function<DbExecute, T> work) {
         failFastWhileUnreachable(what);

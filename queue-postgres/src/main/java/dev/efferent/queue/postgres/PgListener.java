@@ -6,14 +6,13 @@ import org.postgresql.PGNotification;
 
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Properties;
+import java.util.function.IntSupplier;
 
 /**
- * Listens on the queue's channel over a dedicated connection (outside the pool) and turns notifications into
- * {@link QueueEvents}. Reconnects after a lost connection; a notification missed meanwhile only delays work,
+ * Listens on the queue's channel over a dedicated connection (outside the pool) and turns other processes'
+ * notifications into {@link QueueEvents}. Reconnects after a lost connection; a notification missed meanwhile only delays work,
  * because the router also polls.
  */
 final class PgListener implements AutoCloseable {
@@ -21,11 +20,17 @@ final class PgListener implements AutoCloseable {
     private static final int WAIT_MS = 500;
 
     private final PgSettings settings;
+    private final IntSupplier ownPid;
     private volatile boolean running;
     private Thread thread;
 
-    PgListener(PgSettings settings) {
+    /**
+     * @param ownPid the backend process id this brain's own notices come from (0: none), which are not delivered:
+     *               subscribers hear of changes other processes made
+     */
+    PgListener(PgSettings settings, IntSupplier ownPid) {
         this.settings = settings;
+        this.ownPid = ownPid;
     }
 
     synchronized void start(QueueEvents events) {
@@ -39,7 +44,7 @@ final class PgListener implements AutoCloseable {
     private void listen(QueueEvents events) {
         boolean warned = false;
         while (running) {
-            try (Connection connection = connect()) {
+            try (Connection connection = PgDatabase.dedicated(settings, "efferent-listen")) {
                 try (Statement s = connection.createStatement()) {
                     s.execute("LISTEN " + settings.channel());
                 }
@@ -53,8 +58,11 @@ final class PgListener implements AutoCloseable {
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(WAIT_MS);
                     if (notifications != null) {
+                        int own = ownPid.getAsInt();
                         for (PGNotification n : notifications) {
-                            deliver(events, n.getParameter());
+                            if (own == 0 || n.getPID() != own) {
+                                deliver(events, n.getParameter());
+                            }
                         }
                     }
                 }
@@ -91,15 +99,6 @@ final class PgListener implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "A queue event handler failed on '" + payload + "'", e);
         }
-    }
-
-    private Connection connect() throws SQLException {
-        Properties props = new Properties();
-        props.setProperty("user", settings.user());
-        props.setProperty("password", settings.password());
-        props.setProperty("connectTimeout", String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));
-        props.setProperty("ApplicationName", "efferent-listen");
-        return DriverManager.getConnection(settings.url(), props);
     }
 
     @Override

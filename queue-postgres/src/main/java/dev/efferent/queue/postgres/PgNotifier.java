@@ -1,8 +1,12 @@
 package dev.efferent.queue.postgres;
 
-import dev.efferent.queue.QueueException;
+import org.postgresql.PGConnection;
 
 import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -15,6 +19,10 @@ import java.util.Set;
  * what has piled up since its last statement, in one statement: at once when nothing is in flight (no added delay at
  * low load), and as one batch per round trip under load.
  * <p>
+ * It sends over a connection of its own, so its backend's process id tells this brain's listener which notices are
+ * its own ({@link #backendPid()}): the brain already knows of those changes, and a claim on its own notice would
+ * find nothing.
+ * <p>
  * A notice is sent after its change committed; a brain that dies in between loses it, which costs only time: every
  * router polls the queue as well ({@code tasks.poll-interval}).
  */
@@ -24,17 +32,20 @@ final class PgNotifier implements AutoCloseable {
     private static final int MAX_PAYLOAD = 7_000;
     private static final String SEP = "\u001f";
 
-    private final PgDatabase db;
-    private final String channel;
+    private final PgSettings settings;
     private final Set<String> finished = new LinkedHashSet<>();
     private final Thread thread;
     private boolean work;
     private boolean closed;
     private long lastWarning;
+    /** Used by the notifier's thread only. */
+    private Connection connection;
+    private PreparedStatement statement;
+    /** The process id of the backend that sends this brain's notices; 0 while it has none. */
+    private volatile int backendPid;
 
-    PgNotifier(PgDatabase db, String channel) {
-        this.db = db;
-        this.channel = channel;
+    PgNotifier(PgSettings settings) {
+        this.settings = settings;
         this.thread = Thread.ofPlatform().daemon().name("efferent-queue-notify").start(this::run);
     }
 
@@ -50,27 +61,36 @@ final class PgNotifier implements AutoCloseable {
         notifyAll();
     }
 
+    /** The process id of the PostgreSQL backend this brain's notices come from, 0 while not connected. */
+    int backendPid() {
+        return backendPid;
+    }
+
     private void run() {
-        while (true) {
-            boolean sendWork;
-            List<String> ids;
-            synchronized (this) {
-                while (!work && finished.isEmpty() && !closed) {
-                    try {
-                        wait();
-                    } catch (InterruptedException e) {
+        try {
+            while (true) {
+                boolean sendWork;
+                List<String> ids;
+                synchronized (this) {
+                    while (!work && finished.isEmpty() && !closed) {
+                        try {
+                            wait();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                    }
+                    if (!work && finished.isEmpty()) {
                         return;
                     }
+                    sendWork = work;
+                    ids = List.copyOf(finished);
+                    work = false;
+                    finished.clear();
                 }
-                if (!work && finished.isEmpty()) {
-                    return;
-                }
-                sendWork = work;
-                ids = List.copyOf(finished);
-                work = false;
-                finished.clear();
+                send(payloads(sendWork, ids));
             }
-            send(payloads(sendWork, ids));
+        } finally {
+            disconnect();
         }
     }
 
@@ -95,19 +115,63 @@ final class PgNotifier implements AutoCloseable {
     }
 
     private void send(List<String> payloads) {
+        SQLException failed = null;
+        // A second try on a new connection: the first may have died while idle (a restarted server, a killed backend).
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                if (connection == null) {
+                    connect();
+                }
+                statement.setString(1, settings.channel());
+                statement.setString(2, String.join(SEP, payloads));
+                statement.setString(3, SEP);
+                statement.executeQuery().close();
+                return;
+            } catch (SQLException e) {
+                disconnect();
+                failed = e;
+            }
+        }
+        // Lost: the other brains see these changes at their next poll.
+        long now = System.nanoTime();
+        if (now - lastWarning > 60_000_000_000L) {
+            lastWarning = now;
+            LOG.log(Level.WARNING, "Could not announce queue changes to other brains ({0}); they see them at their "
+                    + "next poll", PgDatabase.rootMessage(failed));
+        }
+    }
+
+    private void connect() throws SQLException {
+        Connection c = PgDatabase.dedicated(settings, "efferent-notify");
         try {
-            // A transaction that notifies gets a transaction id and so a commit record; it need not wait for the disk
-            // (set_config, local to this one autocommit statement's transaction, so nothing stays on the pooled
-            // connection): notices are not kept across a crash of the database anyway. Decision 24.
-            db.run("announce queue changes", ex -> ex.query("SELECT pg_notify(?, p) FROM "
-                    + "(SELECT set_config('synchronous_commit', 'off', true)) AS async, unnest(string_to_array(?, ?)) AS p",
-                    channel, String.join(SEP, payloads), SEP).toList());
-        } catch (QueueException e) {
-            long now = System.nanoTime();
-            if (now - lastWarning > 60_000_000_000L) {
-                lastWarning = now;
-                LOG.log(Level.WARNING, "Could not announce queue changes to other brains ({0}); they see them at "
-                        + "their next poll", e.getMessage());
+            try (Statement s = c.createStatement()) {
+                // A transaction that notifies gets a transaction id and so a commit record; it need not wait for the
+                // disk: notices are not kept across a crash of the database anyway (decision 24).
+                s.execute("SET synchronous_commit = off");
+            }
+            statement = c.prepareStatement("SELECT pg_notify(?, p) FROM unnest(string_to_array(?, ?)) AS p");
+            backendPid = c.unwrap(PGConnection.class).getBackendPID();
+            connection = c;
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e;
+        }
+    }
+
+    private void disconnect() {
+        backendPid = 0;
+        Connection c = connection;
+        connection = null;
+        statement = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException e) {
+                LOG.log(Level.DEBUG, "Closing the notifier's connection failed", e);
             }
         }
     }

@@ -58,9 +58,9 @@ final class PostgresTaskQueue implements TaskQueue {
         this.clock = clock;
         this.db = db;
         this.t = settings.schema() + ".tasks";
-        this.listener = new PgListener(settings);
         this.records = new PgRecords(db, settings.schema(), clock);
-        this.notifier = new PgNotifier(db, settings.channel());
+        this.notifier = new PgNotifier(settings);
+        this.listener = new PgListener(settings, notifier::backendPid);
     }
 
     static PostgresTaskQueue open(PgSettings settings, Clock clock) {

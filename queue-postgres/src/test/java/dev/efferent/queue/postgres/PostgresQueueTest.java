@@ -127,6 +127,63 @@ class PostgresQueueTest {
     }
 
     @Test
+    void aBrainDoesNotHearItsOwnEnqueuesAndCompletions() throws Exception {
+        TaskQueue a = open(Map.of());
+        TaskQueue b = open(Map.of());
+        TaskQueue watcher = open(Map.of());
+        BlockingQueue<String> heardByA = events(a);
+        BlockingQueue<String> heardByWatcher = events(watcher);
+        assertEquals("work", heardByA.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        assertEquals("work", heardByWatcher.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        Task own = a.enqueue(NewTask.builder("t", "{}").build());
+        a.claim(new ClaimRequest("w1", Set.of("t"), 1, Duration.ofSeconds(30)));
+        a.complete(own.id(), "{}");
+        // Once a third brain heard both of a's notices, they are behind the one b sends next in every listener.
+        assertEquals("work", heardByWatcher.poll(10, TimeUnit.SECONDS));
+        assertEquals("done " + own.id(), heardByWatcher.poll(10, TimeUnit.SECONDS));
+        Task other = b.enqueue(NewTask.builder("t", "{}").build());
+        assertEquals("work", heardByA.poll(10, TimeUnit.SECONDS), "b's enqueue");
+        a.claim(new ClaimRequest("w1", Set.of("t"), 1, Duration.ofSeconds(30)));
+        b.complete(other.id(), "{}");
+        assertEquals("done " + other.id(), heardByA.poll(10, TimeUnit.SECONDS), "b's completion, a's own not heard");
+    }
+
+    @Test
+    void aNotifierWhoseConnectionWasKilledSendsOnANewOne() throws Exception {
+        TaskQueue a = open(Map.of());
+        TaskQueue b = open(Map.of());
+        BlockingQueue<String> heard = events(b);
+        assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        a.enqueue(NewTask.builder("t", "{}").build());
+        assertEquals("work", heard.poll(10, TimeUnit.SECONDS));
+        // The notifier's backend dies while idle, as in a restart of the server; the next notice still goes out.
+        database.execute("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = 'efferent-notify'");
+        a.enqueue(NewTask.builder("t", "{}").build());
+        assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "sent on a new connection");
+    }
+
+    private static BlockingQueue<String> events(TaskQueue queue) {
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        queue.subscribe(new QueueEvents() {
+            @Override
+            public void workAvailable() {
+                events.add("work");
+            }
+
+            @Override
+            public void taskFinished(String taskId) {
+                events.add("done " + taskId);
+            }
+
+            @Override
+            public void taskCancelled(String taskId) {
+                events.add("cancel " + taskId);
+            }
+        });
+        return events;
+    }
+
+    @Test
     void aBatchOfCompletionsIsAnnouncedOncePerIdAndLongBatchesAreSplit() throws Exception {
         TaskQueue a = open(Map.of());
         TaskQueue b = open(Map.of());
