@@ -78,7 +78,16 @@ final class PgSchema {
                 new Migration(4, "tasks awaiting approval", List.of(
                         ("ALTER TABLE %1$s.tasks DROP CONSTRAINT tasks_status_check, ADD CONSTRAINT tasks_status_check "
                                 + "CHECK (status IN ('AWAITING_APPROVAL', 'QUEUED', 'CLAIMED', 'RUNNING', 'COMPLETED', "
-                                + "'FAILED', 'CANCELLED'))").formatted(s))));
+                                + "'FAILED', 'CANCELLED'))").formatted(s))),
+                // Every status change is a new row version with an entry in each index whose predicate it meets
+                // (status is indexed, so none is a HOT update). The claim index now holds queued tasks only, so a
+                // claim, a start and a completion no longer add to it; renewing leases walks the lease index, which
+                // holds only leased tasks, instead of an index of its own. 16 index entries per task become 12.
+                new Migration(5, "smaller indexes for status changes", List.of(
+                        "DROP INDEX %1$s.tasks_claim_idx".formatted(s),
+                        "CREATE INDEX tasks_claim_idx ON %1$s.tasks (tool, priority DESC, run_at, seq) WHERE status = 'QUEUED'"
+                                .formatted(s),
+                        "DROP INDEX %1$s.tasks_owner_idx".formatted(s))));
     }
 
     /** Brings {@code schema} up to date; returns its version. */

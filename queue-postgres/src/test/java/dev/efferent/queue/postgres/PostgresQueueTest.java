@@ -84,6 +84,39 @@ class PostgresQueueTest {
     }
 
     @Test
+    void anUpgradeKeepsQueuedWorkClaimableOnTheNewIndexes() throws Exception {
+        // A database as the previous release left it: migrations 1 to 4, one task queued.
+        database.execute("CREATE SCHEMA " + database.schema);
+        database.execute("CREATE TABLE " + database.schema + ".schema_migrations (version integer PRIMARY KEY, "
+                + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+        for (PgSchema.Migration m : PgSchema.migrations(database.schema)) {
+            if (m.version() <= 4) {
+                m.statements().forEach(database::execute);
+                database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES ("
+                        + m.version() + ", 'old')");
+            }
+        }
+        database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "
+                + "max_attempts, run_at, timeout_ms, created_at, updated_at) VALUES ('old1', 'run_shell', '{}', 5, "
+                + "'QUEUED', 0, 1, now(), 1000, now(), now())");
+        TaskQueue queue = open(Map.of());
+        List<Task> claimed = queue.claim(new ClaimRequest("w1", Set.of("run_shell"), 4, Duration.ofMinutes(1)));
+        assertEquals(List.of("old1"), claimed.stream().map(Task::id).toList());
+        queue.start("old1", "w1", Duration.ofMinutes(1));
+        assertEquals(1, queue.renewLeases("w1", Duration.ofMinutes(2)));
+        try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT indexname FROM pg_indexes WHERE schemaname = '" + database.schema
+                     + "' AND tablename = 'tasks' ORDER BY indexname")) {
+            List<String> names = new ArrayList<>();
+            while (rs.next()) {
+                names.add(rs.getString(1));
+            }
+            assertEquals(List.of("tasks_claim_idx", "tasks_finished_idx", "tasks_idempotency_idx", "tasks_lease_idx",
+                    "tasks_list_idx", "tasks_pkey"), names);
+        }
+    }
+
+    @Test
     void aDatabaseNewerThanTheCodeIsRefused() {
         open(Map.of()).close();
         database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES (99, 'future')");
