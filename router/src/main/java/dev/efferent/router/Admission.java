@@ -90,6 +90,7 @@ final class Admission {
 
     /** Hands a queued task to a worker that has a free slot, if one is online; says where it went. */
     private Submission dispatchNow(Task queued, Optional<String> requester) {
+        state.workMayBeQueued();
         Task task = queued;
         List<WorkerSession> candidates = dispatch.candidates(task, requester);
         for (WorkerSession s : candidates) {
@@ -165,6 +166,14 @@ final class Admission {
     }
 
     CompletableFuture<Task> completion(String taskId) {
+        Inflight running = state.inflight.get(taskId);
+        if (running != null && !running.cancelled) {
+            // Dispatched and not ended: whatever ends it completes the waiters (RouterState.finished), so the
+            // queue need not be read.
+            CompletableFuture<Task> future = new CompletableFuture<>();
+            state.waiters.computeIfAbsent(taskId, k -> new ArrayList<>()).add(future);
+            return future;
+        }
         Optional<Task> task = queue.get(taskId);
         if (task.isEmpty()) {
             return CompletableFuture.failedFuture(new RouterException(RouterException.Kind.NOT_FOUND,

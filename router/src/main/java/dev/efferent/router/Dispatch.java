@@ -82,16 +82,31 @@ final class Dispatch {
             return;
         }
         List<Task> claimed;
+        long epoch = state.workEpoch;
         try {
             claimed = queue.claim(new ClaimRequest(s.id, tools, free, settings.lease()));
         } catch (QueueException e) {
+            s.drainedAt = -1;
             LOG.log(Level.WARNING, "Could not claim tasks for worker " + s.name, e);
             return;
         }
+        s.drainedAt = claimed.size() < free ? epoch : -1;
         claimed.forEach(t -> dispatch(s, t));
     }
 
+    /**
+     * Claims for a slot that just freed up, unless this worker's last claim found the queue without work for it and
+     * nothing was queued since: at low load that claim would find nothing, and it would hold up the router's thread.
+     */
+    void refill(WorkerSession s) {
+        if (s.drainedAt != state.workEpoch) {
+            pump(s);
+        }
+    }
+
+    /** Something changed that may have made work claimable: a claim for every worker with free slots. */
     void pumpAll() {
+        state.workMayBeQueued();
         state.sessions.values().stream().sorted(Comparator.comparingDouble(WorkerSession::load)).toList()
                 .forEach(this::pump);
     }

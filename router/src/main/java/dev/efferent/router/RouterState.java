@@ -42,8 +42,19 @@ final class RouterState {
     /** Tools known only from a remembered worker: the first live worker to offer one replaces its descriptor. */
     final java.util.Set<String> rememberedTools = new java.util.HashSet<>();
 
+    /**
+     * Counts the moments work may have become claimable (an enqueue, an approval, a task put back, another brain's
+     * notice, a poll); a worker whose last claim came back short at the current count has nothing to claim yet.
+     */
+    long workEpoch;
+
     RouterState(KnownWorkers known) {
         this.known = known;
+    }
+
+    /** Work may have become claimable: the next claim for each worker is made, not skipped. */
+    void workMayBeQueued() {
+        workEpoch++;
     }
 
     /** Most offline workers remembered; the longest silent are forgotten first. */

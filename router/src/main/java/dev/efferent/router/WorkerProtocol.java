@@ -441,7 +441,7 @@ final class WorkerProtocol {
         // A result frees a slot: a worker that said it was busy can take work again now, not at its next heartbeat.
         s.full = false;
         if (s.online) {
-            dispatch.pump(s);
+            dispatch.refill(s);
         }
     }
 
@@ -564,6 +564,8 @@ final class WorkerProtocol {
             Task t = f.accepted ? queue.fail(f.task.id(), DISCONNECTED, f.retryable) : queue.release(f.task.id(), f.session.id);
             if (t.status().isFinished()) {
                 state.finished(t);
+            } else {
+                state.workMayBeQueued();
             }
             return Optional.of(t);
         } catch (QueueException e) {

@@ -32,6 +32,8 @@ final class WorkerSession {
     boolean full;
     /** It is shutting down: no more claims for it on this connection. */
     boolean draining;
+    /** The {@link RouterState#workEpoch} at which a claim for it found less than it asked for; -1 if none did. */
+    long drainedAt = -1;
 
     /** The compiled input schema of each tool, to check params before a call is sent. */
     Map<String, ParamsSchema> schemas;
