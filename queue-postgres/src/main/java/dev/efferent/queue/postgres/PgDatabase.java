@@ -97,20 +97,24 @@ final class PgDatabase implements AutoCloseable {
         };
     }
 
-    DbClient client() {
-        return client;
-    }
-
     /**
      * A connection of its own, outside the pool, for the listener and the notifier: they hold it for as long as it
      * works, and know its backend's process id.
      */
     static java.sql.Connection dedicated(PgSettings settings, String applicationName) throws SQLException {
+        return dedicated(settings, applicationName, settings.queryTimeout());
+    }
+
+    /** As {@link #dedicated(PgSettings, String)}, with another socket timeout; zero for none. */
+    static java.sql.Connection dedicated(PgSettings settings, String applicationName, java.time.Duration socketTimeout)
+            throws SQLException {
         java.util.Properties props = new java.util.Properties();
         props.setProperty("user", settings.user());
         props.setProperty("password", settings.password());
         props.setProperty("connectTimeout", String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));
-        props.setProperty("socketTimeout", String.valueOf(Math.max(1, settings.queryTimeout().toSeconds())));
+        props.setProperty("socketTimeout", socketTimeout.isZero() ? "0"
+                : String.valueOf(Math.max(1, socketTimeout.toSeconds())));
+        props.setProperty("tcpKeepAlive", "true");
         props.setProperty("ApplicationName", applicationName);
         return java.sql.DriverManager.getConnection(settings.url(), props);
     }

@@ -8,7 +8,6 @@ import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.function.IntSupplier;
 
 /**
  * Listens on the queue's channel over a dedicated connection (outside the pool) and turns other processes'
@@ -18,19 +17,23 @@ import java.util.function.IntSupplier;
 final class PgListener implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PgListener.class.getName());
     private static final int WAIT_MS = 500;
+    /** How listening connections name themselves: notifiers count other brains' listeners by it. */
+    static final String APPLICATION_NAME = "efferent-listen";
 
     private final PgSettings settings;
-    private final IntSupplier ownPid;
+    private final String origin;
     private volatile boolean running;
+    /** The process id of the listening backend; 0 while not listening. */
+    private volatile int backendPid;
     private Thread thread;
 
     /**
-     * @param ownPid the backend process id this brain's own notices come from (0: none), which are not delivered:
-     *               subscribers hear of changes other processes made
+     * @param origin this brain's mark on its own notices, which are not delivered: subscribers hear of changes other
+     *               processes made
      */
-    PgListener(PgSettings settings, IntSupplier ownPid) {
+    PgListener(PgSettings settings, String origin) {
         this.settings = settings;
-        this.ownPid = ownPid;
+        this.origin = origin;
     }
 
     synchronized void start(QueueEvents events) {
@@ -44,10 +47,11 @@ final class PgListener implements AutoCloseable {
     private void listen(QueueEvents events) {
         boolean warned = false;
         while (running) {
-            try (Connection connection = PgDatabase.dedicated(settings, "efferent-listen")) {
+            try (Connection connection = PgDatabase.dedicated(settings, APPLICATION_NAME)) {
                 try (Statement s = connection.createStatement()) {
                     s.execute("LISTEN " + settings.channel());
                 }
+                backendPid = connection.unwrap(PGConnection.class).getBackendPID();
                 if (warned) {
                     LOG.log(Level.INFO, "Listening for queue notifications again");
                     warned = false;
@@ -58,15 +62,13 @@ final class PgListener implements AutoCloseable {
                 while (running) {
                     PGNotification[] notifications = pg.getNotifications(WAIT_MS);
                     if (notifications != null) {
-                        int own = ownPid.getAsInt();
                         for (PGNotification n : notifications) {
-                            if (own == 0 || n.getPID() != own) {
-                                deliver(events, n.getParameter());
-                            }
+                            deliver(events, n.getParameter());
                         }
                     }
                 }
             } catch (SQLException | RuntimeException e) {
+                backendPid = 0;
                 if (!running) {
                     return;
                 }
@@ -84,7 +86,15 @@ final class PgListener implements AutoCloseable {
         }
     }
 
-    private static void deliver(QueueEvents events, String payload) {
+    private void deliver(QueueEvents events, String notice) {
+        String payload = notice;
+        int mark = notice.indexOf(PgNotifier.ORIGIN);
+        if (mark >= 0) {
+            if (notice.substring(0, mark).equals(origin)) {
+                return;
+            }
+            payload = notice.substring(mark + 1);
+        }
         try {
             if (payload.equals("work")) {
                 events.workAvailable();
@@ -99,6 +109,11 @@ final class PgListener implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "A queue event handler failed on '" + payload + "'", e);
         }
+    }
+
+    /** The process id of the backend listening for this brain, 0 while none is. */
+    int backendPid() {
+        return backendPid;
     }
 
     @Override

@@ -1,16 +1,16 @@
 package dev.efferent.queue.postgres;
 
-import org.postgresql.PGConnection;
-
 import java.lang.System.Logger.Level;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntSupplier;
 
 /**
  * Announces enqueued and finished tasks for this brain, outside the transactions that made them. PostgreSQL
@@ -19,9 +19,14 @@ import java.util.Set;
  * what has piled up since its last statement, in one statement: at once when nothing is in flight (no added delay at
  * low load), and as one batch per round trip under load.
  * <p>
- * It sends over a connection of its own, so its backend's process id tells this brain's listener which notices are
- * its own ({@link #backendPid()}): the brain already knows of those changes, and a claim on its own notice would
- * find nothing.
+ * Each notice carries this brain's origin ({@code <origin>|work}), so that its own listener passes it over: the
+ * brain already knows of those changes, and a claim on its own notice would find nothing. (The rarer notices sent in
+ * their own transaction carry none, and reach every brain.) It sends over a connection of its own, outside the pool.
+ * <p>
+ * Only other brains need the notices, so none is sent while no other brain listens: a brain alone on its database
+ * (the usual deployment) makes no notifying transactions at all. Whether one listens is looked up in
+ * {@code pg_stat_activity} (the listeners' application name) at most once a second, when there is something to
+ * send; a brain that starts listening between two looks misses notices for that second, as after a lost notice.
  * <p>
  * A notice is sent after its change committed; a brain that dies in between loses it, which costs only time: every
  * router polls the queue as well ({@code tasks.poll-interval}).
@@ -31,8 +36,15 @@ final class PgNotifier implements AutoCloseable {
     /** PostgreSQL refuses payloads of 8000 bytes or more. */
     private static final int MAX_PAYLOAD = 7_000;
     private static final String SEP = "\u001f";
+    /** Ends the origin at the start of a notice; no origin or notice text contains it. */
+    static final char ORIGIN = '|';
+
+    /** How long a look at the other listeners holds. */
+    private static final long LOOK_NANOS = 1_000_000_000L;
 
     private final PgSettings settings;
+    private final String origin;
+    private final IntSupplier ownListener;
     private final Set<String> finished = new LinkedHashSet<>();
     private final Thread thread;
     private boolean work;
@@ -41,11 +53,19 @@ final class PgNotifier implements AutoCloseable {
     /** Used by the notifier's thread only. */
     private Connection connection;
     private PreparedStatement statement;
-    /** The process id of the backend that sends this brain's notices; 0 while it has none. */
-    private volatile int backendPid;
+    private PreparedStatement listeners;
+    private boolean othersListen;
+    private long lookedAt;
+    private boolean looked;
 
-    PgNotifier(PgSettings settings) {
+    /**
+     * @param origin      this brain's mark on its notices
+     * @param ownListener the process id of this brain's own listening backend (0: none), not counted as another
+     */
+    PgNotifier(PgSettings settings, String origin, IntSupplier ownListener) {
         this.settings = settings;
+        this.origin = origin;
+        this.ownListener = ownListener;
         this.thread = Thread.ofPlatform().daemon().name("efferent-queue-notify").start(this::run);
     }
 
@@ -59,11 +79,6 @@ final class PgNotifier implements AutoCloseable {
     synchronized void finished(List<String> taskIds) {
         finished.addAll(taskIds);
         notifyAll();
-    }
-
-    /** The process id of the PostgreSQL backend this brain's notices come from, 0 while not connected. */
-    int backendPid() {
-        return backendPid;
     }
 
     private void run() {
@@ -87,7 +102,7 @@ final class PgNotifier implements AutoCloseable {
                     work = false;
                     finished.clear();
                 }
-                send(payloads(sendWork, ids));
+                send(payloads(sendWork, ids).stream().map(p -> origin + ORIGIN + p).toList());
             }
         } finally {
             disconnect();
@@ -122,6 +137,9 @@ final class PgNotifier implements AutoCloseable {
                 if (connection == null) {
                     connect();
                 }
+                if (!othersListen()) {
+                    return;
+                }
                 statement.setString(1, settings.channel());
                 statement.setString(2, String.join(SEP, payloads));
                 statement.setString(3, SEP);
@@ -141,6 +159,21 @@ final class PgNotifier implements AutoCloseable {
         }
     }
 
+    /** Whether a brain other than this one listens on the database, looked up at most once a second. */
+    private boolean othersListen() throws SQLException {
+        long now = System.nanoTime();
+        if (!looked || now - lookedAt > LOOK_NANOS) {
+            listeners.setInt(1, ownListener.getAsInt());
+            try (ResultSet rs = listeners.executeQuery()) {
+                rs.next();
+                othersListen = rs.getLong(1) > 0;
+            }
+            looked = true;
+            lookedAt = now;
+        }
+        return othersListen;
+    }
+
     private void connect() throws SQLException {
         Connection c = PgDatabase.dedicated(settings, "efferent-notify");
         try {
@@ -150,7 +183,8 @@ final class PgNotifier implements AutoCloseable {
                 s.execute("SET synchronous_commit = off");
             }
             statement = c.prepareStatement("SELECT pg_notify(?, p) FROM unnest(string_to_array(?, ?)) AS p");
-            backendPid = c.unwrap(PGConnection.class).getBackendPID();
+            listeners = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                    + "AND application_name = '" + PgListener.APPLICATION_NAME + "' AND pid <> ?");
             connection = c;
         } catch (SQLException | RuntimeException e) {
             try {
@@ -163,10 +197,11 @@ final class PgNotifier implements AutoCloseable {
     }
 
     private void disconnect() {
-        backendPid = 0;
         Connection c = connection;
         connection = null;
         statement = null;
+        listeners = null;
+        looked = false;
         if (c != null) {
             try {
                 c.close();

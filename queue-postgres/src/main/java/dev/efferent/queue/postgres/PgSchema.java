@@ -1,13 +1,15 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.QueueException;
-import io.helidon.dbclient.DbClient;
-import io.helidon.dbclient.DbRow;
-import io.helidon.dbclient.DbTransaction;
 
 import java.lang.System.Logger.Level;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The queue's tables, created and migrated at start-up. Each migration is applied once and recorded in
@@ -83,46 +85,68 @@ final class PgSchema {
                 // (status is indexed, so none is a HOT update). The claim index now holds queued tasks only, so a
                 // claim, a start and a completion no longer add to it; renewing leases walks the lease index, which
                 // holds only leased tasks, instead of an index of its own. 16 index entries per task become 12.
+                // Built before the old one is dropped, so that reads go on while it builds (DROP INDEX would lock the
+                // table for the whole build).
                 new Migration(5, "smaller indexes for status changes", List.of(
+                        "CREATE INDEX tasks_claim_queued_idx ON %1$s.tasks (tool, priority DESC, run_at, seq) "
+                                .formatted(s) + "WHERE status = 'QUEUED'",
                         "DROP INDEX %1$s.tasks_claim_idx".formatted(s),
-                        "CREATE INDEX tasks_claim_idx ON %1$s.tasks (tool, priority DESC, run_at, seq) WHERE status = 'QUEUED'"
-                                .formatted(s),
+                        "ALTER INDEX %1$s.tasks_claim_queued_idx RENAME TO tasks_claim_idx".formatted(s),
                         "DROP INDEX %1$s.tasks_owner_idx".formatted(s))));
     }
 
-    /** Brings {@code schema} up to date; returns its version. */
-    static int migrate(DbClient db, String schema) {
+    /**
+     * Brings {@code schema} up to date; returns its version. Runs on a connection of its own without the pool's
+     * socket timeout: building an index over a large table may take longer than any statement of the queue's.
+     */
+    static int migrate(PgSettings settings) {
+        String schema = settings.schema();
         List<Migration> migrations = migrations(schema);
         int latest = migrations.getLast().version();
-        DbTransaction tx = db.transaction();
-        try {
-            tx.query("SELECT pg_advisory_xact_lock(?)", LOCK_KEY).toList();
-            tx.dml("CREATE SCHEMA IF NOT EXISTS " + schema);
-            tx.dml("CREATE TABLE IF NOT EXISTS " + schema + ".schema_migrations (version integer PRIMARY KEY, "
-                    + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-            Optional<DbRow> row = tx.get("SELECT max(version) AS v FROM " + schema + ".schema_migrations");
-            Integer current = row.map(r -> r.column("v").get(Integer.class)).orElse(null);
-            int version = current == null ? 0 : current;
-            if (version > latest) {
-                throw new QueueException("the database schema '" + schema + "' is at version " + version
-                        + ", newer than this Efferent understands (" + latest + "); upgrade Efferent, or point "
-                        + "queue.postgres.schema at another schema");
-            }
-            for (Migration m : migrations) {
-                if (m.version() > version) {
-                    LOG.log(Level.INFO, "Migrating queue schema {0} to version {1}: {2}", schema, m.version(),
-                            m.description());
-                    m.statements().forEach(tx::dml);
-                    tx.dml("INSERT INTO " + schema + ".schema_migrations (version, description) VALUES (?, ?)",
-                            m.version(), m.description());
+        try (Connection c = PgDatabase.dedicated(settings, "efferent-migrate", Duration.ZERO)) {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
+                s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+                s.execute("CREATE TABLE IF NOT EXISTS " + schema + ".schema_migrations (version integer PRIMARY KEY, "
+                        + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+                int version;
+                try (ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM " + schema
+                        + ".schema_migrations")) {
+                    rs.next();
+                    version = rs.getInt(1);
                 }
+                if (version > latest) {
+                    throw new QueueException("the database schema '" + schema + "' is at version " + version
+                            + ", newer than this Efferent understands (" + latest + "); upgrade Efferent, or point "
+                            + "queue.postgres.schema at another schema");
+                }
+                for (Migration m : migrations) {
+                    if (m.version() > version) {
+                        LOG.log(Level.INFO, "Migrating queue schema {0} to version {1}: {2}", schema, m.version(),
+                                m.description());
+                        for (String statement : m.statements()) {
+                            s.execute(statement);
+                        }
+                        try (PreparedStatement record = c.prepareStatement("INSERT INTO " + schema
+                                + ".schema_migrations (version, description) VALUES (?, ?)")) {
+                            record.setInt(1, m.version());
+                            record.setString(2, m.description());
+                            record.executeUpdate();
+                        }
+                    }
+                }
+                c.commit();
+                return latest;
+            } catch (SQLException | RuntimeException e) {
+                c.rollback();
+                throw e;
             }
-            tx.commit();
-            return latest;
-        } catch (RuntimeException e) {
-            tx.rollback();
-            throw e instanceof QueueException q ? q : new QueueException("could not create or migrate the queue "
-                    + "schema '" + schema + "': " + PgDatabase.rootMessage(e), e);
+        } catch (QueueException e) {
+            throw e;
+        } catch (SQLException | RuntimeException e) {
+            throw new QueueException("could not create or migrate the queue schema '" + schema + "': "
+                    + PgDatabase.rootMessage(e), e);
         }
     }
 

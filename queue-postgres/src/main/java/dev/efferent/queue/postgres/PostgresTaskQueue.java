@@ -59,14 +59,22 @@ final class PostgresTaskQueue implements TaskQueue {
         this.db = db;
         this.t = settings.schema() + ".tasks";
         this.records = new PgRecords(db, settings.schema(), clock);
-        this.notifier = new PgNotifier(settings);
-        this.listener = new PgListener(settings, notifier::backendPid);
+        // Marks this queue's own notices (a brain's), which its listener passes over.
+        String origin = TaskIds.next();
+        this.notifier = new PgNotifier(settings, origin, this::listenerPid);
+        this.listener = new PgListener(settings, origin);
+    }
+
+    /** This queue's own listening backend, not another brain's (0 while none). */
+    private int listenerPid() {
+        PgListener l = listener;
+        return l == null ? 0 : l.backendPid();
     }
 
     static PostgresTaskQueue open(PgSettings settings, Clock clock) {
         PgDatabase db = PgDatabase.connect(settings);
         try {
-            PgSchema.migrate(db.client(), settings.schema());
+            PgSchema.migrate(settings);
         } catch (RuntimeException e) {
             db.close();
             QueueException failed = e instanceof QueueException q ? q : PgDatabase.describe("open the queue at "

@@ -182,6 +182,33 @@ class PostgresQueueTest {
     }
 
     @Test
+    void aBrainAloneSendsNoNoticesAndStartsWhenAnotherListens() throws Exception {
+        TaskQueue a = open(Map.of());
+        BlockingQueue<String> own = events(a);
+        assertEquals("work", own.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        try (Connection spy = TestDatabase.connect()) {
+            try (Statement s = spy.createStatement()) {
+                s.execute("LISTEN efferent_" + database.schema);
+            }
+            org.postgresql.PGConnection pg = spy.unwrap(org.postgresql.PGConnection.class);
+            Task task = a.enqueue(NewTask.builder("t", "{}").build());
+            a.claim(new ClaimRequest("w1", Set.of("t"), 1, Duration.ofSeconds(30)));
+            a.complete(task.id(), "{}");
+            org.postgresql.PGNotification[] sent = pg.getNotifications(1_500);
+            assertTrue(sent == null || sent.length == 0, "no other brain listens, yet notices were sent: "
+                    + (sent == null ? "" : java.util.Arrays.stream(sent).map(org.postgresql.PGNotification::getParameter)
+                    .toList()));
+            TaskQueue b = open(Map.of());
+            BlockingQueue<String> heard = events(b);
+            assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+            // a looks again within a second; from then on it announces its changes.
+            Thread.sleep(1_100);
+            a.enqueue(NewTask.builder("t", "{}").build());
+            assertEquals("work", heard.poll(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void aNotifierWhoseConnectionWasKilledSendsOnANewOne() throws Exception {
         TaskQueue a = open(Map.of());
         TaskQueue b = open(Map.of());
