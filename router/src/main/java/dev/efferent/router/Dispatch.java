@@ -157,6 +157,11 @@ final class Dispatch {
             state.finished(failed);
         } catch (QueueException e) {
             LOG.log(RouterState.level(e), "Task {0} timed out but had already ended: {1}", taskId, e.getMessage());
+            try {
+                queue.get(taskId).filter(t -> t.status().isFinished()).ifPresent(state::completeWaiters);
+            } catch (QueueException unread) {
+                LOG.log(Level.WARNING, "Could not read task {0}, which timed out: {1}", taskId, unread.getMessage());
+            }
         }
     }
 

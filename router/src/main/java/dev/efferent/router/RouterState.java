@@ -182,6 +182,14 @@ final class RouterState {
         progress.remove(task.id());
         progressStored.remove(task.id());
         listeners.forEach(l -> l.finished(task));
+        completeWaiters(task);
+    }
+
+    /**
+     * Answers whoever waits for {@code task}, which ended elsewhere (another brain decided first) while it was in
+     * flight here: a waiter for a dispatched task is not answered by the polls, which skip tasks in flight.
+     */
+    void completeWaiters(Task task) {
         List<CompletableFuture<Task>> waiting = waiters.remove(task.id());
         if (waiting != null) {
             waiting.forEach(w -> w.complete(task));

@@ -163,7 +163,12 @@ final class WorkerProtocol {
                     + "worker refused as unknown_tool on this connection; they are not sent to it again until it "
                     + "registers again"));
         }
-        dispatch.pump(s);
+        if (added.isEmpty() && removed.isEmpty()) {
+            dispatch.pump(s);
+        } else {
+            // Others may now claim what they could not: the brain leaves a HYBRID tool to workers that offer it.
+            dispatch.pumpAll();
+        }
     }
 
     private static void cancelRegistrationTimer(Connection c) {
@@ -538,6 +543,7 @@ final class WorkerProtocol {
                     r.result().map(Object::toString).or(r::error).orElse(""));
         } catch (IllegalTransitionException e) {
             Optional<Task> now = queue.get(r.taskId());
+            now.filter(t -> t.status().isFinished()).ifPresent(state::completeWaiters);
             if (now.isPresent() && now.get().status().name().equals(r.status().name())
                     && now.get().error().equals(r.error())) {
                 LOG.log(Level.DEBUG, "Ignored a repeated result from {0}: {1}", s.name, e.getMessage());

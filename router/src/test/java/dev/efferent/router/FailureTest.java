@@ -228,6 +228,25 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
+    void aWaiterForATaskAnotherBrainEndedMeanwhileIsAnsweredByTheLateResult() throws Exception {
+        // No poll during the test: the answer must come from the late result, not from a look at the queue.
+        start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
+                .withPollInterval(Duration.ofMinutes(1)), Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("stat", true));
+        String id = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        // Another brain on the same queue ends it (its lease ran out there, say); no notice reaches this one.
+        queue.fail(id, "lease of worker laptop expired", false);
+        java.util.concurrent.CompletableFuture<Task> waiting = router.completion(id);
+        w.complete(d, "late");
+        Task ended = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(TaskStatus.FAILED, ended.status());
+        assertEquals("lease of worker laptop expired", ended.error().orElseThrow());
+    }
+
+    @Test
     void busyRejectionSendsTheTaskToAnotherWorker() {
         hands();
         FakeWorker busy = new FakeWorker("busy");
