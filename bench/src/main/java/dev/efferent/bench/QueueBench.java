@@ -52,7 +52,7 @@ final class QueueBench {
             phases(provider, n, figures, smoke ? 50 : 2000);
         }
         // B is taken before and after and averaged: this machine's disk drifts over a minute.
-        double after = smoke ? 1 : pgbench();
+        double after = smoke ? 1 : pgbench(true);
         double b = (before + after) / 2;
         if (!smoke) {
             BenchMain.figure("queue.pgbench.B", String.format(Locale.ROOT, "%.0f tps (%.0f before, %.0f after)", b,
@@ -143,44 +143,92 @@ final class QueueBench {
 
     /**
      * One task every 5 ms added to {@code q}; taken from {@code c}, woken by the queue's notice (PostgreSQL) or polling
-     * every millisecond.
+     * every millisecond. Also where the time goes: from each enqueue's start to the first notice after it.
      */
     private static void latency(String provider, TaskQueue q, TaskQueue c, int count) throws Exception {
         Stats stats = new Stats(count);
+        long[] started = new long[count];
+        AtomicInteger enqueues = new AtomicInteger();
+        // Written on the listener's thread, read here once the claimer's queue is closed.
+        Stats notices = new Stats(count);
+        int[] covered = {0};
         Semaphore wake = new Semaphore(0);
         c.subscribe(new QueueEvents() {
             @Override
             public void workAvailable() {
+                long now = System.nanoTime();
+                synchronized (notices) {
+                    for (int upto = enqueues.get(); covered[0] < upto; covered[0]++) {
+                        notices.add(now - started[covered[0]]);
+                    }
+                }
                 wake.release();
             }
         });
-        Thread claimer = Thread.ofPlatform().start(() -> {
-            int seen = 0;
-            while (seen < count) {
-                try {
-                    wake.tryAcquire(provider.equals("memory") ? 1 : 50, TimeUnit.MILLISECONDS);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (Task t : c.claim(new ClaimRequest("lat", Set.of("lat"), 64, Duration.ofMinutes(5)))) {
-                    // The requester field carries the enqueue time, so no sample is lost to a race.
-                    stats.add(System.nanoTime() - Long.parseLong(t.requester().orElseThrow()));
-                    seen++;
-                    c.complete(t.id(), "{}");
-                }
+        if (c != q) {
+            // The claimer's look on subscribing says it listens; the enqueuing brain sees it at its next look at the
+            // listeners (at most a second later) and announces from then on.
+            if (!wake.tryAcquire(10, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the claimer did not start listening in 10 s");
             }
-        });
-        for (int i = 0; i < count; i++) {
-            q.enqueue(NewTask.builder("lat", "{}").requester(String.valueOf(System.nanoTime())).build());
-            Thread.sleep(5);
+            Thread.sleep(1_100);
         }
-        claimer.join(TimeUnit.SECONDS.toMillis(60));
+        // Results are stored off the claimer's thread, as the brain's router does: a slow commit of one does not
+        // hold up the next claim.
+        try (java.util.concurrent.ExecutorService completions = java.util.concurrent.Executors.newSingleThreadExecutor()) {
+            Thread claimer = Thread.ofPlatform().start(() -> {
+                int seen = 0;
+                while (seen < count) {
+                    try {
+                        wake.tryAcquire(provider.equals("memory") ? 1 : 50, TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                    for (Task t : c.claim(new ClaimRequest("lat", Set.of("lat"), 64, Duration.ofMinutes(5)))) {
+                        // The requester field carries the enqueue time, so no sample is lost to a race.
+                        stats.add(System.nanoTime() - Long.parseLong(t.requester().orElseThrow()));
+                        seen++;
+                        completions.execute(() -> c.complete(t.id(), "{}"));
+                    }
+                }
+            });
+            try {
+                for (int i = 0; i < count; i++) {
+                    long now = System.nanoTime();
+                    started[i] = now;
+                    enqueues.incrementAndGet();
+                    q.enqueue(NewTask.builder("lat", "{}").requester(String.valueOf(now)).build());
+                    Thread.sleep(5);
+                }
+            } finally {
+                claimer.join(TimeUnit.SECONDS.toMillis(60));
+            }
+            if (claimer.isAlive()) {
+                claimer.interrupt();
+                throw new IllegalStateException("the claimer took " + stats.count() + " of " + count
+                        + " tasks in 60 s");
+            }
+        }
+        if (c != q) {
+            synchronized (notices) {
+                BenchMain.figure("queue." + provider + ".insert-to-notice.p50", Stats.millis(notices.percentile(50)));
+                BenchMain.figure("queue." + provider + ".insert-to-notice.p99", Stats.millis(notices.percentile(99)));
+            }
+        }
         BenchMain.figure("queue." + provider + ".insert-to-claim.p50", Stats.millis(stats.percentile(50)));
         BenchMain.figure("queue." + provider + ".insert-to-claim.p99", Stats.millis(stats.percentile(99)));
     }
 
     /** pgbench, one single-row UPDATE per transaction, 8 clients, prepared: the baseline B. */
     static double pgbench() throws Exception {
+        return pgbench(false);
+    }
+
+    /**
+     * B; with {@code paced}, also the latency of one such commit at a time, 200 a second (the latency phase's pace):
+     * the floor under insert → claim, which waits for two commits (the enqueue's and the claim's).
+     */
+    static double pgbench(boolean paced) throws Exception {
         sql("DROP DATABASE IF EXISTS efferent_pgbench");
         sql("CREATE DATABASE efferent_pgbench");
         Path script = Files.createTempFile("efferent-pgbench", ".sql");
@@ -189,12 +237,53 @@ final class QueueBench {
         exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-i", "-q", "-s", "10", "efferent_pgbench"));
         String out = exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-n", "-M", "prepared", "-c", "8", "-j", "2",
                 "-T", "15", "-f", script.toString(), "efferent_pgbench"));
+        if (paced) {
+            commitLatency(script);
+        }
         sql("DROP DATABASE IF EXISTS efferent_pgbench");
         Matcher m = Pattern.compile("tps = ([0-9.]+)").matcher(out);
         if (!m.find()) {
             throw new IllegalStateException("pgbench printed no tps:\n" + out);
         }
         return Double.parseDouble(m.group(1));
+    }
+
+    private static void commitLatency(Path script) throws Exception {
+        Path dir = Files.createTempDirectory("efferent-pgbench-log");
+        try {
+            Process p = new ProcessBuilder("pgbench", "-h", "127.0.0.1", "-U", USER, "-n", "-M", "prepared", "-c", "1",
+                    "-R", "200", "-T", "5", "-l", "-f", script.toString(), "efferent_pgbench").directory(dir.toFile())
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes());
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("pgbench (paced) failed:\n" + out);
+            }
+            // Its per-transaction log: client, transaction, time in µs, script, epoch s, µs, schedule lag in µs. With a
+            // rate, the time counts from when the transaction was due: the lag is taken off.
+            List<Long> micros = new ArrayList<>();
+            try (var logs = Files.list(dir)) {
+                for (Path log : logs.toList()) {
+                    for (String line : Files.readAllLines(log)) {
+                        String[] f = line.split(" ");
+                        micros.add(Long.parseLong(f[2]) - (f.length > 6 ? Long.parseLong(f[6]) : 0));
+                    }
+                }
+            }
+            if (micros.isEmpty()) {
+                throw new IllegalStateException("pgbench (paced) logged no transactions:\n" + out);
+            }
+            Stats stats = new Stats(micros.size());
+            micros.forEach(us -> stats.add(us * 1000));
+            BenchMain.figure("queue.pgbench.paced-commit.p50", Stats.millis(stats.percentile(50)));
+            BenchMain.figure("queue.pgbench.paced-commit.p99", Stats.millis(stats.percentile(99)));
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    Files.delete(f);
+                }
+            }
+            Files.delete(dir);
+        }
     }
 
     private static String exec(List<String> command) throws IOException, InterruptedException {
