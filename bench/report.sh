@@ -56,9 +56,13 @@ our phases, averaged: **$(v queue.pgbench.B)**.
 | claim 64 + complete each (batched claims) | $(v queue.memory.claim64-complete) | $(v queue.postgres.claim64-complete) |
 | insert → claim p50 | $(v queue.memory.insert-to-claim.p50) | $(v queue.postgres.insert-to-claim.p50) |
 | insert → claim p99 | $(v queue.memory.insert-to-claim.p99) | $(v queue.postgres.insert-to-claim.p99) |
+| insert → notice p50, p99 (PostgreSQL: where the time goes) | | $(v queue.postgres.insert-to-notice.p50), $(v queue.postgres.insert-to-notice.p99) |
+| one durable commit at 200/s, p50, p99 (pgbench, one client: the floor) | | $(v queue.pgbench.paced-commit.p50), $(v queue.pgbench.paced-commit.p99) |
 
-Goals for PostgreSQL: unbatched end-to-end ≥ 0.3 B, batched drain ≥ 1.5 B, insert → claim p50 ≤ 5 ms and
-p99 ≤ 25 ms (the claimer is woken by \`LISTEN/NOTIFY\`; the memory queue's claimer polls every millisecond).
+Goals for PostgreSQL (issue 19): claim + complete ≥ 0.3 B unbatched and ≥ 2 B batched, single enqueue ≥ 0.4 B,
+insert → claim p99 ≤ 10 ms. The latency phase enqueues one task every 5 ms in one brain and claims it in another,
+woken by \`LISTEN/NOTIFY\` and storing results off the claimer's thread (the memory queue's claimer polls every
+millisecond); insert → claim waits for two durable commits, the enqueue's and the claim's.
 
 ## 4. Drain
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs the benchmarks on loopback and writes docs/BENCHMARKS.md.
+# Runs the benchmarks on loopback and writes their report: docs/BENCHMARKS.md for all of them, else
+# bench/target/BENCHMARKS-<scenario>.md (the figures are printed either way).
 #   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|agent|stack|all]   (default all)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
@@ -24,6 +25,13 @@ figures="$(mktemp)"
   -p bench/target/lib -m efferent.bench/dev.efferent.bench.BenchMain $smoke "${args[@]}" > "$figures"
 cat "$figures"
 if [ -z "$smoke" ]; then
-  bash bench/report.sh "$figures" > docs/BENCHMARKS.md.new && mv docs/BENCHMARKS.md.new docs/BENCHMARKS.md
-  echo "bench: wrote docs/BENCHMARKS.md" >&2
+  # Only a run of every scenario replaces docs/BENCHMARKS.md; one scenario's report goes beside the build.
+  if [ "${args[*]}" = "all" ]; then
+    out=docs/BENCHMARKS.md
+  else
+    mkdir -p bench/target
+    out="bench/target/BENCHMARKS-$(IFS=-; echo "${args[*]}").md"
+  fi
+  bash bench/report.sh "$figures" > "$out.new" && mv "$out.new" "$out"
+  echo "bench: wrote $out" >&2
 fi
