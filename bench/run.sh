@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs the benchmarks on loopback and writes their report: docs/BENCHMARKS.md for all of them, else
-# bench/target/BENCHMARKS-<scenario>.md (the figures are printed either way).
+# Runs the benchmarks on loopback, prints the figures and writes a report of them to
+# bench/target/BENCHMARKS-<scenario>.md (docs/BENCHMARKS.md is kept by hand, with each change's before and after).
 #   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|agent|stack|all]   (default all)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
@@ -25,13 +25,10 @@ figures="$(mktemp)"
   -p bench/target/lib -m efferent.bench/dev.efferent.bench.BenchMain $smoke "${args[@]}" > "$figures"
 cat "$figures"
 if [ -z "$smoke" ]; then
-  # Only a run of every scenario replaces docs/BENCHMARKS.md; one scenario's report goes beside the build.
-  if [ "${args[*]}" = "all" ]; then
-    out=docs/BENCHMARKS.md
-  else
-    mkdir -p bench/target
-    out="bench/target/BENCHMARKS-$(IFS=-; echo "${args[*]}").md"
-  fi
-  bash bench/report.sh "$figures" > "$out.new" && mv "$out.new" "$out"
+  # docs/BENCHMARKS.md is kept by hand (each change's before and after): the report goes beside the build.
+  mkdir -p bench/target
+  out="bench/target/BENCHMARKS-$(IFS=-; echo "${args[*]}").md"
+  bash bench/report.sh "$figures" > "$out.new" || { rm -f "$out.new"; echo "bench: could not write $out" >&2; exit 1; }
+  mv "$out.new" "$out"
   echo "bench: wrote $out" >&2
 fi

@@ -47,11 +47,13 @@ final class PgListener implements AutoCloseable {
     private void listen(QueueEvents events) {
         boolean warned = false;
         while (running) {
-            try (Connection connection = PgDatabase.dedicated(settings, APPLICATION_NAME)) {
+            try (Connection connection = PgDatabase.dedicated(settings, name(settings))) {
+                backendPid = connection.unwrap(PGConnection.class).getBackendPID();
                 try (Statement s = connection.createStatement()) {
+                    // Set here as well: an ApplicationName in the database URL would win over the connection's own.
+                    s.execute("SET application_name = '" + name(settings) + "'");
                     s.execute("LISTEN " + settings.channel());
                 }
-                backendPid = connection.unwrap(PGConnection.class).getBackendPID();
                 if (warned) {
                     LOG.log(Level.INFO, "Listening for queue notifications again");
                     warned = false;
@@ -67,6 +69,7 @@ final class PgListener implements AutoCloseable {
                         }
                     }
                 }
+                backendPid = 0;
             } catch (SQLException | RuntimeException e) {
                 backendPid = 0;
                 if (!running) {
@@ -109,6 +112,15 @@ final class PgListener implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "A queue event handler failed on '" + payload + "'", e);
         }
+    }
+
+    /**
+     * The application name of a brain's listening connection on this queue's channel, as PostgreSQL keeps it (63 bytes
+     * at most; schema names are ASCII).
+     */
+    static String name(PgSettings settings) {
+        String name = APPLICATION_NAME + " " + settings.channel();
+        return name.length() > 63 ? name.substring(0, 63) : name;
     }
 
     /** The process id of the backend listening for this brain, 0 while none is. */

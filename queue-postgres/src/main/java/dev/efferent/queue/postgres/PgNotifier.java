@@ -23,10 +23,11 @@ import java.util.function.IntSupplier;
  * brain already knows of those changes, and a claim on its own notice would find nothing. (The rarer notices sent in
  * their own transaction carry none, and reach every brain.) It sends over a connection of its own, outside the pool.
  * <p>
- * Only other brains need the notices, so none is sent while no other brain listens: a brain alone on its database
- * (the usual deployment) makes no notifying transactions at all. Whether one listens is looked up in
- * {@code pg_stat_activity} (the listeners' application name) at most once a second, when there is something to
- * send; a brain that starts listening between two looks misses notices for that second, as after a lost notice.
+ * Only other brains need these notices, so none is sent while no other brain listens on the queue's channel: a brain
+ * alone on its database (the usual deployment) announces no enqueue and no completion. Whether one listens is looked
+ * up in {@code pg_stat_activity} (the listeners' application name, which names the channel) at most once a second,
+ * when there is something to send; a brain that starts listening between two looks misses notices for that second,
+ * as after a lost notice.
  * <p>
  * A notice is sent after its change committed; a brain that dies in between loses it, which costs only time: every
  * router polls the queue as well ({@code tasks.poll-interval}).
@@ -163,7 +164,8 @@ final class PgNotifier implements AutoCloseable {
     private boolean othersListen() throws SQLException {
         long now = System.nanoTime();
         if (!looked || now - lookedAt > LOOK_NANOS) {
-            listeners.setInt(1, ownListener.getAsInt());
+            listeners.setString(1, PgListener.name(settings));
+            listeners.setInt(2, ownListener.getAsInt());
             try (ResultSet rs = listeners.executeQuery()) {
                 rs.next();
                 othersListen = rs.getLong(1) > 0;
@@ -184,7 +186,7 @@ final class PgNotifier implements AutoCloseable {
             }
             statement = c.prepareStatement("SELECT pg_notify(?, p) FROM unnest(string_to_array(?, ?)) AS p");
             listeners = c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                    + "AND application_name = '" + PgListener.APPLICATION_NAME + "' AND pid <> ?");
+                    + "AND application_name = ? AND pid <> ?");
             connection = c;
         } catch (SQLException | RuntimeException e) {
             try {

@@ -19,7 +19,7 @@ import java.util.List;
 final class PgSchema {
     private static final System.Logger LOG = System.getLogger(PgSchema.class.getName());
     /** Arbitrary, fixed: the advisory lock key of Efferent's migrations ("EFFERENT" in ASCII, roughly). */
-    private static final long LOCK_KEY = 0x4546_4645_5245_4e54L;
+    static final long LOCK_KEY = 0x4546_4645_5245_4e54L;
 
     record Migration(int version, String description, List<String> statements) {
     }
@@ -95,18 +95,32 @@ final class PgSchema {
                         "DROP INDEX %1$s.tasks_owner_idx".formatted(s))));
     }
 
+    /** How long a start waits for a lock: another brain's migration, or a table busy with long transactions. */
+    static final Duration LOCK_WAIT = Duration.ofMinutes(5);
+    /** How long one statement of a migration may take (an index built over a large table): bounded, not the pool's. */
+    private static final Duration STATEMENT_WAIT = Duration.ofMinutes(30);
+
     /**
-     * Brings {@code schema} up to date; returns its version. Runs on a connection of its own without the pool's
-     * socket timeout: building an index over a large table may take longer than any statement of the queue's.
+     * Brings {@code schema} up to date; returns its version. Runs on a connection of its own with a longer socket
+     * timeout than the pool's: building an index over a large table may take longer than any statement of the queue's.
      */
     static int migrate(PgSettings settings) {
         String schema = settings.schema();
         List<Migration> migrations = migrations(schema);
         int latest = migrations.getLast().version();
-        try (Connection c = PgDatabase.dedicated(settings, "efferent-migrate", Duration.ZERO)) {
+        try (Connection c = PgDatabase.dedicated(settings, "efferent-migrate", STATEMENT_WAIT)) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
+                s.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT.toSeconds() + "s'");
+                boolean free;
+                try (ResultSet rs = s.executeQuery("SELECT pg_try_advisory_xact_lock(" + LOCK_KEY + ")")) {
+                    rs.next();
+                    free = rs.getBoolean(1);
+                }
+                if (!free) {
+                    LOG.log(Level.INFO, "Waiting for another brain to finish migrating queue schema {0}", schema);
+                    s.execute("SELECT pg_advisory_xact_lock(" + LOCK_KEY + ")");
+                }
                 s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
                 s.execute("CREATE TABLE IF NOT EXISTS " + schema + ".schema_migrations (version integer PRIMARY KEY, "
                         + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
@@ -139,12 +153,21 @@ final class PgSchema {
                 c.commit();
                 return latest;
             } catch (SQLException | RuntimeException e) {
-                c.rollback();
+                try {
+                    c.rollback();
+                } catch (SQLException rollback) {
+                    e.addSuppressed(rollback);
+                }
                 throw e;
             }
         } catch (QueueException e) {
             throw e;
-        } catch (SQLException | RuntimeException e) {
+        } catch (SQLException e) {
+            String why = "55P03".equals(e.getSQLState()) ? "a lock was not free within " + LOCK_WAIT.toMinutes()
+                    + " minutes (another brain migrating it, or long transactions on its tables); see pg_stat_activity"
+                    : PgDatabase.rootMessage(e);
+            throw new QueueException("could not create or migrate the queue schema '" + schema + "': " + why, e);
+        } catch (RuntimeException e) {
             throw new QueueException("could not create or migrate the queue schema '" + schema + "': "
                     + PgDatabase.rootMessage(e), e);
         }

@@ -117,6 +117,21 @@ class PostgresQueueTest {
     }
 
     @Test
+    void aStartWaitsForAnotherBrainsMigration() throws Exception {
+        try (Connection other = TestDatabase.connect(); Statement s = other.createStatement()) {
+            other.setAutoCommit(false);
+            s.execute("SELECT pg_advisory_xact_lock(" + PgSchema.LOCK_KEY + ")");
+            java.util.concurrent.CompletableFuture<TaskQueue> starting =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> open(Map.of()));
+            Thread.sleep(500);
+            assertTrue(!starting.isDone(), "the start waits while another brain migrates");
+            other.commit();
+            TaskQueue queue = starting.get(30, TimeUnit.SECONDS);
+            assertEquals(0, queue.countQueued());
+        }
+    }
+
+    @Test
     void aDatabaseNewerThanTheCodeIsRefused() {
         open(Map.of()).close();
         database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES (99, 'future')");
@@ -198,7 +213,9 @@ class PostgresQueueTest {
             assertTrue(sent == null || sent.length == 0, "no other brain listens, yet notices were sent: "
                     + (sent == null ? "" : java.util.Arrays.stream(sent).map(org.postgresql.PGNotification::getParameter)
                     .toList()));
-            TaskQueue b = open(Map.of());
+            // The other brain's URL names its connections itself: it is still found as a listener.
+            TaskQueue b = open(Map.of("url", TestDatabase.URL + (TestDatabase.URL.contains("?") ? "&" : "?")
+                    + "ApplicationName=my-brain"));
             BlockingQueue<String> heard = events(b);
             assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on subscribing");
             // a looks again within a second; from then on it announces its changes.
