@@ -9,6 +9,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,10 +20,14 @@ import java.util.concurrent.TimeUnit;
  * regular expression) or blocks in native code (opening a FIFO) keeps its carrier, and there are only as many
  * carriers as cores: two such calls on two cores stopped every virtual thread of the brain, so Helidon's requests,
  * WebSockets and the router with them. A platform thread is time-sliced by the operating system like any other.
- * One thread per call rather than a pool: a pool thread taken by a stuck tool is silently lost to the pool, while
- * here the only bound is the caller's concurrency slots ({@link TaskRunner}), and a call keeps its slot until its
- * thread has really ended ({@link ToolExecution#released()}), so stuck calls cannot pile up threads. The threads
- * are daemons, so a stuck one never keeps the process from exiting.
+ * A call has its thread to itself until its tool returns; then the thread waits up to {@link #IDLE} for the next
+ * call, so that a busy worker does not pay for a new thread on every call (a clone, the page faults of a fresh
+ * stack and, at its end, a flush of every core's address translations: a sixth of a worker's CPU under load). There
+ * is no fixed number of threads, so a stuck tool never takes one from the others: the only bound is the caller's
+ * concurrency slots ({@link TaskRunner}), and a call keeps its slot until its tool has really returned
+ * ({@link ToolExecution#released()}), so stuck calls cannot pile up threads. The threads are daemons, so a stuck one
+ * never keeps the process from exiting. A reused thread keeps what a tool left in its thread-locals: tools must not
+ * rely on a fresh thread (docs/plugins.md).
  *
  * <p>A call that timed out or was cancelled while its tool kept running is reported once its tool has not returned
  * for {@code firstWarning}, naming the tool and how long it has been stuck, then at most every {@code warningEvery}.
@@ -29,7 +35,13 @@ import java.util.concurrent.TimeUnit;
 final class ToolThreads {
     private static final System.Logger LOG = System.getLogger(ToolThreads.class.getName());
 
+    /** How long a thread whose tool returned waits for another call before it ends. */
+    static final Duration IDLE = Duration.ofSeconds(10);
+
     private final Set<Thread> live = ConcurrentHashMap.newKeySet();
+    private final ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, IDLE.toMillis(),
+            TimeUnit.MILLISECONDS, new SynchronousQueue<>(), Thread.ofPlatform().name("efferent-tool-", 1).daemon()
+            .inheritInheritableThreadLocals(false).factory());
     private final ScheduledExecutorService timer;
     private final Clock clock;
     private final Duration firstWarning;
@@ -43,28 +55,29 @@ final class ToolThreads {
     }
 
     /**
-     * Runs {@code body} for {@code call} on a new thread; {@code call} is released when it ends.
+     * Runs {@code body} for {@code call} on a thread of its own (an idle one, or a new one); {@code call} is released
+     * when it ends.
      *
-     * @throws IllegalStateException if the thread could not be started (the process is out of threads)
+     * @throws IllegalStateException if no thread could be started (the process is out of threads, or closed)
      */
     void start(RunningCall call, String tool, Runnable body) {
-        Thread thread = Thread.ofPlatform()
-                .name("efferent-tool-" + tool + "-" + call.taskId())
-                .daemon()
-                .inheritInheritableThreadLocals(false)
-                .unstarted(() -> {
-                    try {
-                        body.run();
-                    } finally {
-                        live.remove(Thread.currentThread());
-                        call.release();
-                    }
-                });
-        live.add(thread);
+        Runnable named = () -> {
+            Thread thread = Thread.currentThread();
+            String idle = thread.getName();
+            // Named for its call while it runs it: a thread dump or a stuck-tool warning says which.
+            thread.setName("efferent-tool-" + tool + "-" + call.taskId());
+            live.add(thread);
+            try {
+                body.run();
+            } finally {
+                live.remove(thread);
+                thread.setName(idle);
+                call.release();
+            }
+        };
         try {
-            thread.start();
-        } catch (OutOfMemoryError | IllegalThreadStateException e) {
-            live.remove(thread);
+            pool.execute(named);
+        } catch (OutOfMemoryError | RejectedExecutionException e) {
             call.release();
             throw new IllegalStateException("cannot start a thread for " + tool + ": " + e.getMessage(), e);
         }
@@ -131,6 +144,7 @@ final class ToolThreads {
                 break;
             }
         }
+        pool.shutdown();
         List<String> left = live().stream().map(Thread::getName).sorted().toList();
         if (!left.isEmpty()) {
             LOG.log(Level.WARNING, "Closing with {0} tool threads still running after {1}: {2}; they are daemon "

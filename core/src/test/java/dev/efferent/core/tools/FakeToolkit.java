@@ -47,6 +47,10 @@ final class FakeToolkit implements Toolkit {
                     c.progress(-3, null);
                     return ToolResult.text("done");
                 }),
+                tool("whoami", "{\"type\":\"object\"}", (p, c) -> {
+                    Thread t = Thread.currentThread();
+                    return ToolResult.text(t.threadId() + " " + t.isInterrupted() + " " + t.getName());
+                }),
                 tool("slow", "{\"type\":\"object\"}", (p, c) -> {
                     c.onCancel(cancelHookRan::countDown);
                     slowStarted.countDown();

@@ -39,6 +39,10 @@ class LocalToolExecutorTest {
         return (ObjectNode) JSON.readTree(json);
     }
 
+    private static String text(ToolOutcome outcome) {
+        return outcome.result().orElseThrow().text();
+    }
+
     private ToolOutcome run(String tool, String json) throws Exception {
         return executor.execute(new ToolCall("t1", tool, params(json), Duration.ofSeconds(10)), ProgressListener.NONE)
                 .outcome().get(10, TimeUnit.SECONDS);
@@ -77,10 +81,10 @@ class LocalToolExecutorTest {
     void checkTellsUnknownToolsFromBadParams() throws Exception {
         var unknown = executor.check("nope", params("{}")).orElseThrow();
         assertEquals(LocalToolExecutor.Refusal.Kind.UNKNOWN_TOOL, unknown.kind());
-        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow]", unknown.message());
+        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow, whoami]", unknown.message());
         assertEquals(LocalToolExecutor.Refusal.Kind.BAD_PARAMS, executor.check("echo", params("{}")).orElseThrow().kind());
         assertTrue(executor.check("echo", params("{\"text\":\"x\"}")).isEmpty());
-        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow]",
+        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow, whoami]",
                 run("nope", "{}").error().orElseThrow());
     }
 
@@ -132,6 +136,27 @@ class LocalToolExecutorTest {
             Thread.sleep(20);
         }
         assertTrue(toolkit.slowSawInterrupt, "the tool's thread was interrupted");
+    }
+
+    @Test
+    void aToolsThreadServesTheNextCallWithoutTheLastOnesInterrupt() throws Exception {
+        ToolExecution slow = executor.execute(new ToolCall("t5", "slow", params("{}"), Duration.ofMinutes(1)),
+                ProgressListener.NONE);
+        assertTrue(toolkit.slowStarted.await(5, TimeUnit.SECONDS));
+        slow.cancel("cancelled by user");
+        slow.released().get(5, TimeUnit.SECONDS);
+        slow.cancel("again, after it returned");
+        java.util.Set<String> threads = new java.util.HashSet<>();
+        for (int i = 0; i < 10; i++) {
+            // As a worker's calls come: one after another, a moment apart.
+            Thread.sleep(5);
+            String[] seen = text(executor.execute(new ToolCall("w" + i, "whoami", params("{}"), Duration.ofSeconds(5)),
+                    ProgressListener.NONE).outcome().get(5, TimeUnit.SECONDS)).split(" ");
+            assertEquals("false", seen[1], "no interrupt left over from another call on thread " + seen[0]);
+            assertEquals("efferent-tool-whoami-w" + i, seen[2], "named for the call it runs");
+            threads.add(seen[0]);
+        }
+        assertTrue(threads.size() <= 2, "ten calls one after another on " + threads.size() + " threads");
     }
 
     @Test
