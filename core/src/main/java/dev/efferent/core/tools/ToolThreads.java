@@ -64,15 +64,20 @@ final class ToolThreads {
         Runnable named = () -> {
             Thread thread = Thread.currentThread();
             String idle = thread.getName();
-            // Named for its call while it runs it: a thread dump or a stuck-tool warning says which.
-            thread.setName("efferent-tool-" + tool + "-" + call.taskId());
-            live.add(thread);
+            ClassLoader loader = thread.getContextClassLoader();
             try {
+                // Named for its call while it runs it: a thread dump says which.
+                thread.setName("efferent-tool-" + tool + "-" + call.taskId());
+                live.add(thread);
                 body.run();
             } finally {
-                live.remove(thread);
-                thread.setName(idle);
                 call.release();
+                live.remove(thread);
+                // What a tool may have changed on its thread goes back before the next call.
+                thread.setName(idle);
+                thread.setContextClassLoader(loader);
+                thread.setPriority(Thread.NORM_PRIORITY);
+                thread.setUncaughtExceptionHandler(null);
             }
         };
         try {
@@ -130,6 +135,8 @@ final class ToolThreads {
      * behind (they are daemons).
      */
     void close(Duration wait) {
+        // First, so that a thread whose tool returns ends (the join below sees it) rather than waits for more calls.
+        pool.shutdown();
         List<Thread> threads = live();
         threads.forEach(Thread::interrupt);
         long end = System.nanoTime() + wait.toNanos();
@@ -144,7 +151,6 @@ final class ToolThreads {
                 break;
             }
         }
-        pool.shutdown();
         List<String> left = live().stream().map(Thread::getName).sorted().toList();
         if (!left.isEmpty()) {
             LOG.log(Level.WARNING, "Closing with {0} tool threads still running after {1}: {2}; they are daemon "

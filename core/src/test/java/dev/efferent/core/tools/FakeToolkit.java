@@ -47,9 +47,15 @@ final class FakeToolkit implements Toolkit {
                     c.progress(-3, null);
                     return ToolResult.text("done");
                 }),
+                tool("leaveinterrupted", "{\"type\":\"object\"}", (p, c) -> {
+                    // Returns with its thread's interrupt flag set, as a tool that re-asserts an interrupt does.
+                    Thread.currentThread().interrupt();
+                    Thread.currentThread().setPriority(Thread.MAX_PRIORITY);
+                    return ToolResult.text("left");
+                }),
                 tool("whoami", "{\"type\":\"object\"}", (p, c) -> {
                     Thread t = Thread.currentThread();
-                    return ToolResult.text(t.threadId() + " " + t.isInterrupted() + " " + t.getName());
+                    return ToolResult.text(t.threadId() + " " + t.isInterrupted() + " " + t.getName() + " " + t.getPriority());
                 }),
                 tool("slow", "{\"type\":\"object\"}", (p, c) -> {
                     c.onCancel(cancelHookRan::countDown);

@@ -81,10 +81,10 @@ class LocalToolExecutorTest {
     void checkTellsUnknownToolsFromBadParams() throws Exception {
         var unknown = executor.check("nope", params("{}")).orElseThrow();
         assertEquals(LocalToolExecutor.Refusal.Kind.UNKNOWN_TOOL, unknown.kind());
-        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow, whoami]", unknown.message());
+        assertEquals("unknown tool 'nope'; this machine has [boom, echo, leaveinterrupted, progress, refuse, slow, whoami]", unknown.message());
         assertEquals(LocalToolExecutor.Refusal.Kind.BAD_PARAMS, executor.check("echo", params("{}")).orElseThrow().kind());
         assertTrue(executor.check("echo", params("{\"text\":\"x\"}")).isEmpty());
-        assertEquals("unknown tool 'nope'; this machine has [boom, echo, progress, refuse, slow, whoami]",
+        assertEquals("unknown tool 'nope'; this machine has [boom, echo, leaveinterrupted, progress, refuse, slow, whoami]",
                 run("nope", "{}").error().orElseThrow());
     }
 
@@ -139,24 +139,26 @@ class LocalToolExecutorTest {
     }
 
     @Test
-    void aToolsThreadServesTheNextCallWithoutTheLastOnesInterrupt() throws Exception {
-        ToolExecution slow = executor.execute(new ToolCall("t5", "slow", params("{}"), Duration.ofMinutes(1)),
-                ProgressListener.NONE);
-        assertTrue(toolkit.slowStarted.await(5, TimeUnit.SECONDS));
-        slow.cancel("cancelled by user");
-        slow.released().get(5, TimeUnit.SECONDS);
-        slow.cancel("again, after it returned");
+    void aToolsThreadServesTheNextCallWithoutWhatTheLastOneLeftOnIt() throws Exception {
         java.util.Set<String> threads = new java.util.HashSet<>();
         for (int i = 0; i < 10; i++) {
-            // As a worker's calls come: one after another, a moment apart.
-            Thread.sleep(5);
-            String[] seen = text(executor.execute(new ToolCall("w" + i, "whoami", params("{}"), Duration.ofSeconds(5)),
-                    ProgressListener.NONE).outcome().get(5, TimeUnit.SECONDS)).split(" ");
+            // One call leaves its thread interrupted and at another priority; the next one, perhaps on that thread,
+            // sees neither.
+            ToolExecution left = executor.execute(new ToolCall("l" + i, "leaveinterrupted", params("{}"),
+                    Duration.ofSeconds(5)), ProgressListener.NONE);
+            left.released().get(5, TimeUnit.SECONDS);
+            Thread.sleep(20);
+            ToolExecution who = executor.execute(new ToolCall("w" + i, "whoami", params("{}"), Duration.ofSeconds(5)),
+                    ProgressListener.NONE);
+            String[] seen = text(who.outcome().get(5, TimeUnit.SECONDS)).split(" ");
+            who.released().get(5, TimeUnit.SECONDS);
+            Thread.sleep(20);
             assertEquals("false", seen[1], "no interrupt left over from another call on thread " + seen[0]);
             assertEquals("efferent-tool-whoami-w" + i, seen[2], "named for the call it runs");
+            assertEquals(String.valueOf(Thread.NORM_PRIORITY), seen[3], "the priority put back");
             threads.add(seen[0]);
         }
-        assertTrue(threads.size() <= 2, "ten calls one after another on " + threads.size() + " threads");
+        assertTrue(threads.size() <= 2, "twenty calls one after another on " + threads.size() + " threads");
     }
 
     @Test
