@@ -151,11 +151,15 @@ final class PostgresTaskQueue implements TaskQueue {
                         + "lease_expires_at = ?, updated_at = ? FROM c WHERE " + t + ".id = c.id RETURNING " + t + ".*",
                 tools, SEP, at(now), request.workerId(), request.limit(), request.limit(), request.workerId(),
                 at(now.plus(request.lease())), at(now)).toList());
+        // Each row read once; UPDATE ... RETURNING gives no order, so the claim's order is restored here.
+        record Claimed(Task task, long seq) {
+        }
         return rows.stream()
-                .sorted(Comparator.comparingInt((DbRow r) -> -r.column("priority").get(Number.class).intValue())
-                        .thenComparing(r -> TaskRows.task(r).runAt())
-                        .thenComparingLong(TaskRows::seq))
-                .map(TaskRows::task)
+                .map(r -> new Claimed(TaskRows.task(r), TaskRows.seq(r)))
+                .sorted(Comparator.comparingInt((Claimed c) -> -c.task().priority())
+                        .thenComparing(c -> c.task().runAt())
+                        .thenComparingLong(Claimed::seq))
+                .map(Claimed::task)
                 .toList();
     }
 

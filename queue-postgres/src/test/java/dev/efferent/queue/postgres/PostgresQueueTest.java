@@ -144,23 +144,7 @@ class PostgresQueueTest {
     void changesAreAnnouncedToTheOtherBrains() throws Exception {
         TaskQueue a = open(Map.of());
         TaskQueue b = open(Map.of());
-        BlockingQueue<String> events = new LinkedBlockingQueue<>();
-        b.subscribe(new QueueEvents() {
-            @Override
-            public void workAvailable() {
-                events.add("work");
-            }
-
-            @Override
-            public void taskFinished(String taskId) {
-                events.add("done " + taskId);
-            }
-
-            @Override
-            public void taskCancelled(String taskId) {
-                events.add("cancel " + taskId);
-            }
-        });
+        BlockingQueue<String> events = events(b);
         assertEquals("work", events.poll(10, TimeUnit.SECONDS), "a look on subscribing");
         Task task = a.enqueue(NewTask.builder("t", "{}").build());
         assertEquals("work", events.poll(10, TimeUnit.SECONDS));
