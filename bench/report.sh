@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Turns the figures bench/run.sh printed (key = value lines) into docs/BENCHMARKS.md, on standard output.
+# Turns the figures bench/run.sh printed (key = value lines) into a report, on standard output (bench/run.sh writes
+# it to bench/target/BENCHMARKS-<scenario>.md; docs/BENCHMARKS.md is kept by hand).
 set -euo pipefail
 f="$1"
 v() { sed -n "s/^$1 = //p" "$f" | head -n 1; }

@@ -17,8 +17,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Runs the scenarios and prints one line per figure ({@code key = value}); bench/run.sh turns them into
- * docs/BENCHMARKS.md. {@code --smoke} runs each scenario for a moment, so the tests keep the harness alive.
+ * Runs the scenarios and prints one line per figure ({@code key = value}); bench/run.sh turns them into a report
+ * under bench/target. {@code --smoke} runs each scenario for a moment, so the tests keep the harness alive.
  */
 public final class BenchMain {
     static final Map<String, String> FIGURES = new LinkedHashMap<>();
