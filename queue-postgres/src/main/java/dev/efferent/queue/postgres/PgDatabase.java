@@ -98,8 +98,8 @@ final class PgDatabase implements AutoCloseable {
     }
 
     /**
-     * A connection of its own, outside the pool, for the listener and the notifier: they hold it for as long as it
-     * works, and know its backend's process id.
+     * A connection of its own, outside the pool, for the listener and the notifier (they hold it for as long as it
+     * works) and for migrations; the pool's socket timeout, and TCP keep-alive so a dead peer is noticed.
      */
     static java.sql.Connection dedicated(PgSettings settings, String applicationName) throws SQLException {
         return dedicated(settings, applicationName, settings.queryTimeout());
