@@ -33,6 +33,15 @@ public interface TaskQueue extends AutoCloseable {
     }
 
     /**
+     * {@link #add} for many tasks at once, each as {@code add} would (an idempotency key already used, in the queue
+     * or earlier in {@code tasks}, gives the task it created); providers may do it in one statement. Returns one
+     * {@link Enqueued} per task, in order.
+     */
+    default List<Enqueued> addAll(List<NewTask> tasks) {
+        return tasks.stream().map(this::add).toList();
+    }
+
+    /**
      * Claims up to {@link ClaimRequest#limit()} due tasks the worker can run: queued, run-at reached, tool in
      * its capabilities, targeted at it or at no one; highest priority first, then oldest. Each becomes
      * {@link TaskStatus#CLAIMED} with the worker as lease owner, its attempt counted. No task is claimed twice.
@@ -54,6 +63,30 @@ public interface TaskQueue extends AutoCloseable {
 
     /** The worker accepted a claimed task: {@code CLAIMED → RUNNING}, lease renewed. Only the lease owner may. */
     Task start(String taskId, String workerId, Duration lease);
+
+    /**
+     * {@link #start} for many tasks at once (task id → the worker that accepted it); providers may do it in one
+     * statement. Tasks that cannot be started (no longer claimed, or claimed by another worker) are left out of
+     * the returned list and changed in no way.
+     *
+     * @throws QueueException when the queue could not store the changes (some may have been stored)
+     */
+    default List<Task> startAll(java.util.Map<String, String> accepted, Duration lease) {
+        List<Task> started = new java.util.ArrayList<>();
+        accepted.forEach((id, worker) -> {
+            boolean claimedByIt = get(id).filter(t -> t.status() == TaskStatus.CLAIMED)
+                    .flatMap(Task::leaseOwner).filter(worker::equals).isPresent();
+            if (!claimedByIt) {
+                return;
+            }
+            try {
+                started.add(start(id, worker, lease));
+            } catch (IllegalTransitionException | TaskNotFoundException e) {
+                // Ended or released since it was read: nothing to start.
+            }
+        });
+        return started;
+    }
 
     /** Extends the lease of a claimed or running task held by {@code workerId}. */
     Task renewLease(String taskId, String workerId, Duration lease);

@@ -591,6 +591,45 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void addAllAddsEachAsAddWouldInOrder() {
+        Task before = queue.enqueue(NewTask.builder("t", "{}").idempotencyKey("k-old").build());
+        List<Enqueued> added = queue.addAll(List.of(
+                NewTask.builder("t", "{\"n\":1}").build(),
+                NewTask.builder("t", "{\"n\":2}").idempotencyKey("k-old").build(),
+                NewTask.builder("t", "{\"n\":3}").idempotencyKey("k-new").build(),
+                NewTask.builder("t", "{\"n\":4}").idempotencyKey("k-new").build(),
+                NewTask.builder("t", "{\"n\":5}").held().build()));
+        assertEquals(5, added.size());
+        assertEquals(List.of(true, false, true, false, true), added.stream().map(Enqueued::created).toList());
+        assertEquals("{\"n\":1}", added.get(0).task().params());
+        assertEquals(before.id(), added.get(1).task().id(), "a key used before gives its task back");
+        assertEquals(added.get(2).task().id(), added.get(3).task().id(), "a key used earlier in the batch, too");
+        assertEquals("{\"n\":3}", added.get(3).task().params());
+        assertEquals(TaskStatus.AWAITING_APPROVAL, added.get(4).task().status());
+        assertEquals(3, queue.countQueued(), "the old task and two new ones are queued; the held one is not");
+        assertEquals(List.of(), queue.addAll(List.of()));
+    }
+
+    @Test
+    void startAllStartsTheTasksStillClaimedByTheirWorker() {
+        Task a = enqueue("t");
+        Task b = enqueue("t");
+        Task gone = enqueue("t");
+        Task other = enqueue("t");
+        claim("w1", 3, "t");
+        claim("w2", 1, "t");
+        queue.cancel(gone.id(), "changed my mind");
+        List<Task> started = queue.startAll(java.util.Map.of(a.id(), "w1", b.id(), "w1", gone.id(), "w1",
+                other.id(), "w1"), LEASE);
+        assertEquals(Set.of(a.id(), b.id()), Set.copyOf(ids(started)));
+        assertEquals(TaskStatus.RUNNING, queue.get(a.id()).orElseThrow().status());
+        assertEquals(TaskStatus.CANCELLED, queue.get(gone.id()).orElseThrow().status());
+        assertEquals(TaskStatus.CLAIMED, queue.get(other.id()).orElseThrow().status(),
+                "claimed by another worker: not started by w1's acceptance");
+        assertEquals(List.of(), queue.startAll(java.util.Map.of(), LEASE));
+    }
+
+    @Test
     void taskIdsAreUnique() {
         Set<String> ids = new HashSet<>();
         for (int i = 0; i < 1000; i++) {

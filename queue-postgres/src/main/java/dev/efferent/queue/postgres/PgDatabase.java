@@ -21,6 +21,8 @@ import java.util.function.Function;
  */
 final class PgDatabase implements AutoCloseable {
     private static final long FAIL_FAST_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private static final int DEADLOCK_ATTEMPTS = 3;
+    private static final System.Logger LOG = System.getLogger(PgDatabase.class.getName());
 
     private final DbClient client;
     private volatile long unreachableUntilNanos;
@@ -122,13 +124,31 @@ final class PgDatabase implements AutoCloseable {
     /** Runs {@code work} as one autocommit statement (or a few); {@code what} completes "could not ...". */
     <T> T run(String what, Function<DbExecute, T> work) {
         failFastWhileUnreachable(what);
-        try {
-            return work.apply(client.execute());
-        } catch (QueueException e) {
-            throw e;
-        } catch (RuntimeException e) {
-            throw failure(what, e);
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return work.apply(client.execute());
+            } catch (QueueException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                // A statement in autocommit that PostgreSQL chose as a deadlock's victim changed nothing: run it
+                // again (statements that lock many rows lock them in id order, so this is a last resort).
+                if (attempt < DEADLOCK_ATTEMPTS && deadlock(e)) {
+                    LOG.log(System.Logger.Level.DEBUG, "PostgreSQL aborted a statement to {0} in a deadlock; running "
+                            + "it again", what);
+                    continue;
+                }
+                throw failure(what, e);
+            }
         }
+    }
+
+    private static boolean deadlock(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && "40P01".equals(sql.getSQLState())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Runs {@code work} in one transaction, committed when it returns and rolled back when it throws. */

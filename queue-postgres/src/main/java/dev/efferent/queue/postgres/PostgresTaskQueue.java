@@ -44,6 +44,8 @@ final class PostgresTaskQueue implements TaskQueue {
     private static final String SEP = "\u001f";
     private static final String LEASED = "('CLAIMED', 'RUNNING')";
     private static final String FINISHED = "('COMPLETED', 'FAILED', 'CANCELLED')";
+    /** Rows per multi-row INSERT, well under PostgreSQL's 65535 parameters per statement. */
+    private static final int MAX_ROWS = 1000;
 
     private final PgSettings settings;
     private final Clock clock;
@@ -111,24 +113,60 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Task> enqueueAll(List<NewTask> specs) {
+        return addAll(specs).stream().map(Enqueued::task).toList();
+    }
+
+    @Override
+    public List<Enqueued> addAll(List<NewTask> specs) {
+        List<Enqueued> all = new ArrayList<>(specs.size());
+        for (int from = 0; from < specs.size(); from += MAX_ROWS) {
+            all.addAll(addChunk(specs.subList(from, Math.min(specs.size(), from + MAX_ROWS))));
+        }
+        return all;
+    }
+
+    /** One multi-row INSERT in autocommit: one commit for the lot. */
+    private List<Enqueued> addChunk(List<NewTask> specs) {
+        if (specs.isEmpty()) {
+            return List.of();
+        }
         Instant now = clock.instant();
-        List<Task> tasks = db.inTransaction("enqueue tasks", tx -> {
-            List<Task> added = new ArrayList<>(specs.size());
-            for (NewTask spec : specs) {
-                Optional<DbRow> row = tx.get("INSERT INTO " + t + " (id, tool, params, priority, status, attempt, "
-                                + "max_attempts, run_at, timeout_ms, target_worker, requester, idempotency_key, created_at, "
-                                + "updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?) "
-                                + "ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                        TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
-                        at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
-                        spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now));
-                added.add(row.map(TaskRows::task).orElseGet(() -> tx.get("SELECT * FROM " + t
-                        + " WHERE idempotency_key = ?", spec.idempotencyKey().orElseThrow()).map(TaskRows::task).orElseThrow()));
+        List<String> ids = new ArrayList<>(specs.size());
+        List<Object> params = new ArrayList<>(specs.size() * 13);
+        StringBuilder values = new StringBuilder();
+        for (NewTask spec : specs) {
+            String id = TaskIds.next();
+            ids.add(id);
+            values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)");
+            params.addAll(java.util.Arrays.asList(id, spec.tool(), spec.params(), spec.priority(), status(spec),
+                    spec.maxAttempts(), at(spec.runAt().orElse(now)), spec.timeout().toMillis(),
+                    spec.targetWorker().orElse(null), spec.requester().orElse(null), spec.idempotencyKey().orElse(null),
+                    at(now), at(now)));
+        }
+        Map<String, Task> inserted = db.run("enqueue tasks", ex -> ex.query("INSERT INTO " + t
+                        + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
+                        + "requester, idempotency_key, created_at, updated_at) VALUES " + values
+                        + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
+                params.toArray()).map(TaskRows::task).collect(Collectors.toMap(Task::id, task -> task)));
+        List<Enqueued> result = new ArrayList<>(specs.size());
+        boolean work = false;
+        for (int i = 0; i < specs.size(); i++) {
+            Task task = inserted.get(ids.get(i));
+            if (task != null) {
+                work |= task.status() == TaskStatus.QUEUED;
+                result.add(new Enqueued(task, true));
+                continue;
             }
-            return added;
-        });
-        notifier.work();
-        return tasks;
+            // Its idempotency key was used before, or earlier in this batch.
+            String key = specs.get(i).idempotencyKey().orElseThrow();
+            result.add(db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
+                    .map(row -> new Enqueued(TaskRows.task(row), false)).orElseThrow(() -> new QueueException(
+                            "task with idempotency key '" + key + "' vanished while being enqueued; try again")));
+        }
+        if (work) {
+            notifier.work();
+        }
+        return result;
     }
 
     @Override
@@ -177,6 +215,31 @@ final class PostgresTaskQueue implements TaskQueue {
         return TaskRows.task(row.get());
     }
 
+    @Override
+    public List<Task> startAll(Map<String, String> accepted, Duration lease) {
+        if (accepted.isEmpty()) {
+            return List.of();
+        }
+        Instant now = clock.instant();
+        List<Object> params = new ArrayList<>();
+        StringBuilder values = new StringBuilder();
+        accepted.forEach((id, worker) -> {
+            values.append(values.isEmpty() ? "" : ", ").append("(?, ?)");
+            params.add(id);
+            params.add(worker);
+        });
+        params.add(at(now.plus(lease)));
+        params.add(at(now));
+        // Rows locked in id order, like every statement that changes many (completeAll, renewLeases): two of them
+        // locking the same rows in different orders would deadlock.
+        return db.run("start tasks", ex -> ex.query("WITH v(id, owner) AS (VALUES " + values + "), "
+                + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id AND x.lease_owner = v.owner "
+                + "WHERE x.status = 'CLAIMED' ORDER BY x.id FOR UPDATE OF x) "
+                + "UPDATE " + t + " SET status = 'RUNNING', progress_percent = NULL, progress_message = NULL, "
+                + "progress_at = NULL, lease_expires_at = ?, updated_at = ? FROM l WHERE " + t + ".id = l.id AND "
+                + t + ".status = 'CLAIMED' RETURNING " + t + ".*", params.toArray()).map(TaskRows::task).toList());
+    }
+
     private static String status(NewTask spec) {
         return (spec.held() ? TaskStatus.AWAITING_APPROVAL : TaskStatus.QUEUED).name();
     }
@@ -223,8 +286,9 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public int renewLeases(String workerId, Duration lease) {
         Instant now = clock.instant();
-        return db.run("renew leases", ex -> (int) ex.dml("UPDATE " + t + " SET lease_expires_at = ?, "
-                + "updated_at = ? WHERE lease_owner = ? AND status = 'RUNNING'", at(now.plus(lease)), at(now), workerId));
+        return db.run("renew leases", ex -> (int) ex.dml("WITH l AS (SELECT id FROM " + t + " WHERE lease_owner = ? "
+                + "AND status = 'RUNNING' ORDER BY id FOR UPDATE) UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
+                + "FROM l WHERE " + t + ".id = l.id AND " + t + ".status = 'RUNNING'", workerId, at(now.plus(lease)), at(now)));
     }
 
     @Override
@@ -265,11 +329,14 @@ final class PostgresTaskQueue implements TaskQueue {
         });
         params.add(at(now));
         params.add(at(now));
-        // One statement for the whole batch: one commit instead of one per task.
-        List<Task> done = db.run("complete tasks", ex -> ex.query("UPDATE " + t + " SET status = 'COMPLETED', "
-                + "result = v.result, error = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ? FROM (VALUES " + values
-                + ") AS v(id, result) WHERE " + t + ".id = v.id AND " + t + ".status IN " + LEASED + " RETURNING " + t + ".*",
-                reorder(params)).map(TaskRows::task).toList());
+        // One statement for the whole batch: one commit instead of one per task. Rows locked in id order (see
+        // startAll).
+        List<Task> done = db.run("complete tasks", ex -> ex.query("WITH v(id, result) AS (VALUES " + values + "), "
+                + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id WHERE x.status IN " + LEASED
+                + " ORDER BY x.id FOR UPDATE OF x) "
+                + "UPDATE " + t + " SET status = 'COMPLETED', result = v.result, error = NULL, lease_expires_at = NULL, "
+                + "finished_at = ?, updated_at = ? FROM l JOIN v ON v.id = l.id WHERE " + t + ".id = l.id AND " + t
+                + ".status IN " + LEASED + " RETURNING " + t + ".*", params.toArray()).map(TaskRows::task).toList());
         notifier.finished(done.stream().map(Task::id).toList());
         return done;
     }
@@ -277,13 +344,6 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public boolean batchesCompletions() {
         return true;
-    }
-
-    /** SET's two timestamps come first in the statement, the VALUES after them. */
-    private static Object[] reorder(List<Object> params) {
-        List<Object> ordered = new ArrayList<>(params.subList(params.size() - 2, params.size()));
-        ordered.addAll(params.subList(0, params.size() - 2));
-        return ordered.toArray();
     }
 
     @Override

@@ -274,6 +274,30 @@ class PostgresQueueTest {
     }
 
     @Test
+    void batchesOfStartsAndCompletionsOnTheSameRowsNeverFailEachOther() throws Exception {
+        TaskQueue queue = open(Map.of());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 20; round++) {
+                List<Task> tasks = queue.enqueueAll(java.util.stream.IntStream.range(0, 64)
+                        .mapToObj(i -> NewTask.builder("t", "{}").build()).toList());
+                queue.claim(new ClaimRequest("w1", Set.of("t"), 64, Duration.ofMinutes(1)));
+                // Given in opposite orders: without one locking order the two statements would deadlock.
+                Map<String, String> starts = new java.util.LinkedHashMap<>();
+                tasks.forEach(t -> starts.put(t.id(), "w1"));
+                Map<String, String> results = new java.util.LinkedHashMap<>();
+                tasks.reversed().forEach(t -> results.put(t.id(), "{}"));
+                Future<List<Task>> started = pool.submit(() -> queue.startAll(starts, Duration.ofMinutes(1)));
+                Future<List<Task>> completed = pool.submit(() -> queue.completeAll(results));
+                started.get(30, TimeUnit.SECONDS);
+                assertEquals(64, completed.get(30, TimeUnit.SECONDS).size(), "every result stored, started or not");
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void theClaimWalksItsIndex() throws Exception {
         open(Map.of()).close();
         database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "
