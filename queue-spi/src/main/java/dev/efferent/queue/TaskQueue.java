@@ -115,10 +115,11 @@ public interface TaskQueue extends AutoCloseable {
     Task complete(String taskId, String result);
 
     /**
-     * Whether {@link #completeAll} stores a batch for about what {@link #complete} costs for one (a database: one
-     * statement and one commit), so that a router should gather results into batches. False by default.
+     * Whether {@link #addAll}, {@link #startAll} and {@link #completeAll} store a batch for about what one task costs
+     * (a database: one statement and one commit), so that a router should gather submissions, acceptances and
+     * results into batches. False by default.
      */
-    default boolean batchesCompletions() {
+    default boolean batchesWrites() {
         return false;
     }
 

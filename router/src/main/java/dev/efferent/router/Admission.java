@@ -39,6 +39,56 @@ final class Admission {
     }
 
     Submission submit(TaskRequest request) {
+        Enqueued enqueued = queue.add(spec(request));
+        if (enqueued.created()) {
+            state.workMayBeQueued();
+        }
+        return admitted(enqueued, request);
+    }
+
+    /**
+     * Submits many calls with one {@link TaskQueue#addAll} (one commit over a database), each answered as
+     * {@link #submit} would: its {@link Submission}, or the exception that refused it. The claims that follow
+     * take many of them at once, up to each worker's free slots.
+     */
+    List<CompletableFuture<Submission>> submitAll(List<TaskRequest> requests) {
+        List<CompletableFuture<Submission>> answers = new ArrayList<>(requests.size());
+        List<NewTask> specs = new ArrayList<>();
+        List<Integer> admitted = new ArrayList<>();
+        for (int i = 0; i < requests.size(); i++) {
+            CompletableFuture<Submission> answer = new CompletableFuture<>();
+            answers.add(answer);
+            try {
+                specs.add(spec(requests.get(i)));
+                admitted.add(i);
+            } catch (RuntimeException e) {
+                answer.completeExceptionally(e);
+            }
+        }
+        if (specs.isEmpty()) {
+            return answers;
+        }
+        List<Enqueued> added;
+        try {
+            added = queue.addAll(specs);
+        } catch (RuntimeException e) {
+            admitted.forEach(i -> answers.get(i).completeExceptionally(e));
+            return answers;
+        }
+        state.workMayBeQueued();
+        for (int k = 0; k < admitted.size(); k++) {
+            int i = admitted.get(k);
+            try {
+                answers.get(i).complete(admitted(added.get(k), requests.get(i)));
+            } catch (RuntimeException e) {
+                answers.get(i).completeExceptionally(e);
+            }
+        }
+        return answers;
+    }
+
+    /** The task a call becomes, checked: a RouterException (BAD_REQUEST) says what is wrong with it. */
+    private NewTask spec(TaskRequest request) {
         ToolDescriptor tool = state.knownTools.get(request.tool());
         if (tool == null) {
             throw new RouterException(RouterException.Kind.BAD_REQUEST, "unknown tool '" + request.tool()
@@ -75,14 +125,17 @@ final class Admission {
         if (request.held()) {
             spec.held();
         }
-        Enqueued enqueued = queue.add(spec.build());
+        return spec.build();
+    }
+
+    /** What became of a call once queued: a duplicate, held for approval, or dispatched if a worker is free. */
+    private Submission admitted(Enqueued enqueued, TaskRequest request) {
         Task task = enqueued.task();
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
         }
         if (task.status() == TaskStatus.AWAITING_APPROVAL) {
-            Task held = task;
-            state.listeners.forEach(l -> l.submitted(held, false));
+            state.listeners.forEach(l -> l.submitted(task, false));
             return new Submission(task, Submission.Outcome.HELD, Optional.empty());
         }
         return dispatchNow(task, request.requester());
@@ -90,15 +143,16 @@ final class Admission {
 
     /** Hands a queued task to a worker that has a free slot, if one is online; says where it went. */
     private Submission dispatchNow(Task queued, Optional<String> requester) {
-        state.workMayBeQueued();
         Task task = queued;
         List<WorkerSession> candidates = dispatch.candidates(task, requester);
         for (WorkerSession s : candidates) {
-            if (s.freeSlots() > 0) {
+            if (state.inflight.containsKey(task.id())) {
+                // Claimed with one submitted before it (submitAll).
+                break;
+            }
+            // A worker whose claim since this was queued found less than its free slots has nothing more to take.
+            if (s.freeSlots() > 0 && s.drainedAt != state.workEpoch) {
                 dispatch.pump(s);
-                if (state.inflight.containsKey(task.id())) {
-                    break;
-                }
             }
         }
         Inflight dispatched = state.inflight.get(task.id());
@@ -127,6 +181,7 @@ final class Admission {
             throw new RouterException(RouterException.Kind.CONFLICT, e.getMessage());
         }
         LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
+        state.workMayBeQueued();
         return dispatchNow(queued, queued.requester());
     }
 

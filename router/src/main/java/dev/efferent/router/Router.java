@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -33,6 +34,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -63,6 +65,8 @@ public final class Router implements AutoCloseable {
     /** The router's parts, by concern; each runs on the router's thread. */
     private final Dispatch dispatch;
     private final Admission admission;
+    /** Calls waiting for the router's thread, queued together (submitPending). */
+    private final List<PendingSubmission> submissions = new ArrayList<>();
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
@@ -137,7 +141,68 @@ public final class Router implements AutoCloseable {
      * @throws RouterException for an unknown tool or worker, invalid params or values out of range
      */
     public Submission submit(TaskRequest request) {
-        return call(() -> admission.submit(request));
+        CompletableFuture<Submission> answer = new CompletableFuture<>();
+        boolean first;
+        synchronized (submissions) {
+            first = submissions.isEmpty();
+            submissions.add(new PendingSubmission(request, answer));
+        }
+        if (first) {
+            // Calls submitted before this flush runs on the router's thread are queued with it, in one commit.
+            try {
+                loop.execute(this::submitPending);
+            } catch (RejectedExecutionException e) {
+                refusePending(new dev.efferent.queue.QueueException("the brain is shutting down; submit the call "
+                        + "again once it runs"));
+            }
+        }
+        try {
+            return answer.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new CompletionException(e.getCause());
+        }
+    }
+
+    private record PendingSubmission(TaskRequest request, CompletableFuture<Submission> answer) {
+    }
+
+    private List<PendingSubmission> takeSubmissions() {
+        synchronized (submissions) {
+            List<PendingSubmission> batch = List.copyOf(submissions);
+            submissions.clear();
+            return batch;
+        }
+    }
+
+    private void submitPending() {
+        List<PendingSubmission> batch = takeSubmissions();
+        try {
+            List<CompletableFuture<Submission>> answers = admission.submitAll(batch.stream()
+                    .map(PendingSubmission::request).toList());
+            for (int i = 0; i < batch.size(); i++) {
+                CompletableFuture<Submission> to = batch.get(i).answer();
+                answers.get(i).whenComplete((submission, failure) -> {
+                    if (failure != null) {
+                        to.completeExceptionally(failure);
+                    } else {
+                        to.complete(submission);
+                    }
+                });
+            }
+        } catch (RuntimeException e) {
+            batch.forEach(p -> p.answer().completeExceptionally(e));
+            throw e;
+        }
+    }
+
+    private void refusePending(RuntimeException why) {
+        takeSubmissions().forEach(p -> p.answer().completeExceptionally(why));
     }
 
     /**
@@ -299,6 +364,8 @@ public final class Router implements AutoCloseable {
             loop.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        refusePending(new dev.efferent.queue.QueueException("the brain shut down before the call was queued; submit "
+                + "it again once the brain runs"));
     }
 
     void onMessage(Connection connection, Message message) {

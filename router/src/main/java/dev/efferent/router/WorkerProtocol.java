@@ -57,6 +57,7 @@ final class WorkerProtocol {
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
     private final Optional<ResultBatcher> results;
+    private final Optional<StartBatcher> starts;
     /** Whether a worker id or name belongs to a paired machine, which only its own token may register as. */
     volatile java.util.function.BiPredicate<String, String> paired = (id, name) -> false;
 
@@ -68,7 +69,9 @@ final class WorkerProtocol {
         this.clock = clock;
         this.state = state;
         this.scheduler = scheduler;
-        this.results = queue.batchesCompletions() ? Optional.of(new ResultBatcher(queue, post, this::stored))
+        this.results = queue.batchesWrites() ? Optional.of(new ResultBatcher(queue, post, this::stored))
+                : Optional.empty();
+        this.starts = queue.batchesWrites() ? Optional.of(new StartBatcher(queue, settings.lease(), post))
                 : Optional.empty();
     }
 
@@ -109,6 +112,8 @@ final class WorkerProtocol {
                 } else if (f == null || f.session != s) {
                     notDispatchedHere(s, "task:progress", p.taskId());
                 } else if (!f.cancelled) {
+                    // Progress is kept for a running task only: its start, if still waiting, goes first.
+                    starts.filter(b -> b.pending(p.taskId())).ifPresent(StartBatcher::flush);
                     state.progress.put(p.taskId(), progress);
                     store(s, p.taskId(), progress);
                     state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
@@ -341,6 +346,13 @@ final class WorkerProtocol {
             return;
         }
         if (f.cancelled || f.accepted) {
+            return;
+        }
+        if (starts.isPresent()) {
+            // Counted as accepted from now on (a worker lost now fails the attempt rather than giving it back).
+            f.accepted = true;
+            f.leaseRenewedAt = clock.instant();
+            starts.get().add(f);
             return;
         }
         try {

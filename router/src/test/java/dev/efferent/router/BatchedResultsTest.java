@@ -20,8 +20,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Over a queue that stores results in batches (a database), the router stores them off its thread and acknowledges
+ * Over a queue that stores writes in batches (a database), the router stores results off its thread and acknowledges
  * each once stored: a result the queue could not store is not acknowledged, and stored when the worker sends it again.
+ * Calls submitted together are queued in one statement, and acceptances that arrive together started in one.
  */
 class BatchedResultsTest extends RouterFixture {
     private final AtomicBoolean down = new AtomicBoolean();
@@ -29,13 +30,34 @@ class BatchedResultsTest extends RouterFixture {
     private final List<Integer> sizes = new ArrayList<>();
     /** Holds completeAll until counted down, when set. */
     private volatile java.util.concurrent.CountDownLatch hold;
+    /** Holds addAll, and with it the router's thread, until counted down, when set. */
+    private volatile java.util.concurrent.CountDownLatch holdAdds;
+    private final java.util.concurrent.CountDownLatch addsHeld = new java.util.concurrent.CountDownLatch(1);
+    private final List<Integer> addSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Integer> startSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final AtomicInteger claims = new AtomicInteger();
 
     /** The memory queue, as one that batches completions, and that can be made to fail them. */
     private TaskQueue batching(TaskQueue memory) {
         return (TaskQueue) Proxy.newProxyInstance(TaskQueue.class.getClassLoader(), new Class<?>[]{TaskQueue.class},
                 (proxy, method, args) -> {
-                    if (method.getName().equals("batchesCompletions")) {
+                    if (method.getName().equals("batchesWrites")) {
                         return true;
+                    }
+                    if (method.getName().equals("addAll")) {
+                        addSizes.add(((List<?>) args[0]).size());
+                        java.util.concurrent.CountDownLatch h = holdAdds;
+                        if (h != null) {
+                            holdAdds = null;
+                            addsHeld.countDown();
+                            h.await();
+                        }
+                    }
+                    if (method.getName().equals("startAll")) {
+                        startSizes.add(((Map<?, ?>) args[0]).size());
+                    }
+                    if (method.getName().equals("claim")) {
+                        claims.incrementAndGet();
                     }
                     if (method.getName().equals("completeAll")) {
                         if (hold != null) {
@@ -126,5 +148,90 @@ class BatchedResultsTest extends RouterFixture {
         hold.countDown();
         assertEquals(TaskStatus.COMPLETED, await(id).status());
         assertTrue(router.task(id).orElseThrow().result().orElseThrow().contains("finished before it left"));
+    }
+
+    /** Submits a call on another thread and waits until the router's thread is held in its addAll. */
+    private java.util.concurrent.CountDownLatch holdRouterWith(java.util.concurrent.ExecutorService callers,
+                                                               List<java.util.concurrent.Future<Submission>> answers)
+            throws InterruptedException {
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        holdAdds = release;
+        answers.add(callers.submit(() -> router.submit(TaskRequest.of("run_shell", params("{}")))));
+        assertTrue(addsHeld.await(10, java.util.concurrent.TimeUnit.SECONDS), "the first call reached the queue");
+        return release;
+    }
+
+    @Test
+    void callsSubmittedTogetherAreQueuedInOneStatementAndEachAnsweredAlone() throws Exception {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 8, FakeWorker.tool("run_shell", false));
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(9);
+        try {
+            List<java.util.concurrent.Future<Submission>> answers = new ArrayList<>();
+            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, answers);
+            for (int i = 0; i < 7; i++) {
+                answers.add(callers.submit(() -> router.submit(TaskRequest.of("run_shell", params("{}")))));
+            }
+            java.util.concurrent.Future<Submission> unknown = callers.submit(() ->
+                    router.submit(TaskRequest.of("no_such_tool", params("{}"))));
+            Thread.sleep(300);
+            claims.set(0);
+            release.countDown();
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (java.util.concurrent.Future<Submission> answer : answers) {
+                Submission s = answer.get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertEquals(Submission.Outcome.RUNNING, s.outcome());
+                ids.add(s.task().id());
+            }
+            assertEquals(8, ids.size(), "each caller got its own task");
+            var refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> unknown.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(refused.getCause() instanceof RouterException r && r.kind() == RouterException.Kind.BAD_REQUEST,
+                    "the bad call alone is refused: " + refused.getCause());
+            assertEquals(List.of(1, 7), addSizes, "the first call alone, then the seven sent while it was queued");
+            assertEquals(2, claims.get(), "one claim per batch, not one per task");
+            for (int i = 0; i < 8; i++) {
+                assertTrue(ids.contains(w.next(TaskDispatch.class).taskId()));
+            }
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    @Test
+    void acceptancesThatArriveTogetherAreStartedInOneStatementAndProgressWaitsForTheStart() throws Exception {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 9, FakeWorker.tool("run_shell", false));
+        List<TaskDispatch> dispatched = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            router.submit(TaskRequest.of("run_shell", params("{}")));
+            dispatched.add(w.next(TaskDispatch.class));
+        }
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            dispatched.forEach(w::accept);
+            w.progress(dispatched.get(0), 40, "halfway, nearly");
+            release.countDown();
+            for (TaskDispatch d : dispatched) {
+                awaitStatus(d.taskId(), TaskStatus.RUNNING);
+            }
+            assertTrue(startSizes.contains(8), "eight acceptances in one statement: " + startSizes);
+            assertEquals(40, queue.get(dispatched.get(0).taskId()).orElseThrow().progress().orElseThrow().percent(),
+                    "the progress that came before the start was stored is kept");
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    private void awaitStatus(String id, TaskStatus expected) throws InterruptedException {
+        for (int i = 0; i < 200 && status(id) != expected; i++) {
+            Thread.sleep(25);
+        }
+        assertEquals(expected, status(id));
     }
 }

@@ -122,6 +122,10 @@ final class FakeWorker implements WorkerLink {
         connection.receive(new TaskAccepted(d.taskId()));
     }
 
+    void progress(TaskDispatch d, int percent, String message) {
+        connection.receive(new dev.efferent.protocol.TaskProgress(d.taskId(), percent, message));
+    }
+
     void complete(TaskDispatch d, String text) {
         complete(d.taskId(), text);
     }

@@ -342,7 +342,7 @@ final class PostgresTaskQueue implements TaskQueue {
     }
 
     @Override
-    public boolean batchesCompletions() {
+    public boolean batchesWrites() {
         return true;
     }
 
