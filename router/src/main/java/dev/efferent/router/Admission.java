@@ -134,6 +134,7 @@ final class Admission {
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
         }
+        state.unfinished.put(task.id(), Boolean.TRUE);
         if (task.status() == TaskStatus.AWAITING_APPROVAL) {
             state.listeners.forEach(l -> l.submitted(task, false));
             return new Submission(task, Submission.Outcome.HELD, Optional.empty());
@@ -225,6 +226,12 @@ final class Admission {
         if (running != null && !running.cancelled) {
             // Dispatched and not ended: whatever ends it completes the waiters (RouterState.finished), so the
             // queue need not be read.
+            CompletableFuture<Task> future = new CompletableFuture<>();
+            state.waiters.computeIfAbsent(taskId, k -> new ArrayList<>()).add(future);
+            return future;
+        }
+        if (state.unfinished.containsKey(taskId)) {
+            // Queued here and not finished yet (the usual wait right after a submission): no need to read it.
             CompletableFuture<Task> future = new CompletableFuture<>();
             state.waiters.computeIfAbsent(taskId, k -> new ArrayList<>()).add(future);
             return future;

@@ -33,6 +33,17 @@ final class RouterState {
     /** When each task's progress was last written to the queue (nanoTime). */
     final Map<String, Long> progressStored = new HashMap<>();
     final Map<String, List<CompletableFuture<Task>>> waiters = new HashMap<>();
+    /**
+     * Tasks queued here and not seen to finish (the most recent {@value #UNFINISHED_KEPT}): a caller waiting for one
+     * is registered without reading the queue; the poll of waiters catches one that finished elsewhere.
+     */
+    final Map<String, Boolean> unfinished = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+            return size() > UNFINISHED_KEPT;
+        }
+    };
+    static final int UNFINISHED_KEPT = 10_000;
     final Map<String, String> activeWorkers = new HashMap<>();
     final List<RouterListener> listeners = new CopyOnWriteArrayList<>();
     /** The brain's own tools, used to check params before a task is queued. */
@@ -190,6 +201,7 @@ final class RouterState {
      * flight here: a waiter for a dispatched task is not answered by the polls, which skip tasks in flight.
      */
     void completeWaiters(Task task) {
+        unfinished.remove(task.id());
         List<CompletableFuture<Task>> waiting = waiters.remove(task.id());
         if (waiting != null) {
             waiting.forEach(w -> w.complete(task));

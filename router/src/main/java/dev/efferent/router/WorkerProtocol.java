@@ -58,6 +58,10 @@ final class WorkerProtocol {
     private final Dispatch dispatch;
     private final Optional<ResultBatcher> results;
     private final Optional<StartBatcher> starts;
+    private final Consumer<Runnable> post;
+    /** Workers with slots freed by stored results, claimed for together (refillSoon). */
+    private final java.util.Set<WorkerSession> toRefill = new java.util.LinkedHashSet<>();
+    private boolean refillPosted;
     /** Whether a worker id or name belongs to a paired machine, which only its own token may register as. */
     volatile java.util.function.BiPredicate<String, String> paired = (id, name) -> false;
 
@@ -71,6 +75,7 @@ final class WorkerProtocol {
         this.scheduler = scheduler;
         this.results = queue.batchesWrites() ? Optional.of(new ResultBatcher(queue, post, this::stored))
                 : Optional.empty();
+        this.post = post;
         this.starts = queue.batchesWrites() ? Optional.of(new StartBatcher(queue, settings.lease(), post))
                 : Optional.empty();
     }
@@ -451,15 +456,20 @@ final class WorkerProtocol {
     }
 
     private void acknowledge(WorkerSession s, TaskResult r, Inflight f) {
+        acknowledgeOnly(s, r, f);
+        if (s.online) {
+            dispatch.refill(s);
+        }
+    }
+
+    /** {@link #acknowledge} without the claim for the freed slot, which the caller makes (once for many). */
+    private void acknowledgeOnly(WorkerSession s, TaskResult r, Inflight f) {
         if (f != null) {
             state.forget(f);
         }
         s.link.send(new TaskResultAck(r.taskId()));
         // A result frees a slot: a worker that said it was busy can take work again now, not at its next heartbeat.
         s.full = false;
-        if (s.online) {
-            dispatch.refill(s);
-        }
     }
 
     /** A batch of results as the queue stored it: each is acknowledged, or explained as store() would. */
@@ -490,7 +500,25 @@ final class WorkerProtocol {
                     continue;
                 }
             }
-            acknowledge(s, r, p.inflight());
+            acknowledgeOnly(s, r, p.inflight());
+            refillSoon(s);
+        }
+    }
+
+    /**
+     * Claims for the slots results freed once the events already waiting are handled: one claim per worker for
+     * every batch stored meanwhile, not one per result (each claim is a commit that holds up the router's thread).
+     */
+    private void refillSoon(WorkerSession s) {
+        toRefill.add(s);
+        if (!refillPosted) {
+            refillPosted = true;
+            post.accept(() -> {
+                refillPosted = false;
+                List<WorkerSession> sessions = List.copyOf(toRefill);
+                toRefill.clear();
+                sessions.stream().filter(w -> w.online).forEach(dispatch::refill);
+            });
         }
     }
 

@@ -36,6 +36,7 @@ class BatchedResultsTest extends RouterFixture {
     private final List<Integer> addSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final List<Integer> startSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final AtomicInteger claims = new AtomicInteger();
+    private final AtomicInteger reads = new AtomicInteger();
 
     /** The memory queue, as one that batches completions, and that can be made to fail them. */
     private TaskQueue batching(TaskQueue memory) {
@@ -58,6 +59,9 @@ class BatchedResultsTest extends RouterFixture {
                     }
                     if (method.getName().equals("claim")) {
                         claims.incrementAndGet();
+                    }
+                    if (method.getName().equals("get")) {
+                        reads.incrementAndGet();
                     }
                     if (method.getName().equals("completeAll")) {
                         if (hold != null) {
@@ -221,7 +225,12 @@ class BatchedResultsTest extends RouterFixture {
                 awaitStatus(d.taskId(), TaskStatus.RUNNING);
             }
             assertTrue(startSizes.contains(8), "eight acceptances in one statement: " + startSizes);
-            assertEquals(40, queue.get(dispatched.get(0).taskId()).orElseThrow().progress().orElseThrow().percent(),
+            String first = dispatched.get(0).taskId();
+            // Stored right after the start, by the same event: wait for it as for the starts.
+            for (int i = 0; i < 200 && queue.get(first).orElseThrow().progress().isEmpty(); i++) {
+                Thread.sleep(25);
+            }
+            assertEquals(40, queue.get(first).orElseThrow().progress().map(dev.efferent.queue.Progress::percent).orElse(-1),
                     "the progress that came before the start was stored is kept");
         } finally {
             callers.shutdownNow();
@@ -233,5 +242,65 @@ class BatchedResultsTest extends RouterFixture {
             Thread.sleep(25);
         }
         assertEquals(expected, status(id));
+    }
+
+    @Test
+    void slotsFreedByABatchOfResultsAreFilledWithOneClaimNotOnePerResult() throws Exception {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 8, FakeWorker.tool("run_shell", false));
+        for (int i = 0; i < 16; i++) {
+            router.submit(TaskRequest.of("run_shell", params("{}")));
+        }
+        List<TaskDispatch> first = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            first.add(w.next(TaskDispatch.class));
+        }
+        first.forEach(w::accept);
+        hold = new java.util.concurrent.CountDownLatch(1);
+        claims.set(0);
+        first.forEach(d -> w.complete(d, "done"));
+        Thread.sleep(300);
+        hold.countDown();
+        for (int i = 0; i < 8; i++) {
+            nextDispatch(w);
+        }
+        assertTrue(claims.get() <= 3, "the eight queued tasks were claimed in " + claims.get() + " claims");
+    }
+
+    @Test
+    void aCallerWaitingForATaskJustQueuedIsRegisteredWithoutReadingTheQueue() throws Exception {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 1, FakeWorker.tool("run_shell", false));
+        router.submit(TaskRequest.of("run_shell", params("{}")));
+        Submission queued = router.submit(TaskRequest.of("run_shell", params("{}")));
+        assertEquals(Submission.Outcome.QUEUED_BUSY, queued.outcome());
+        reads.set(0);
+        java.util.concurrent.CompletableFuture<dev.efferent.queue.Task> done = router.completion(queued.task().id());
+        assertEquals(0, reads.get(), "a task queued here and not finished needs no read");
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        w.complete(d, "first");
+        TaskDispatch second = nextDispatch(w);
+        assertEquals(queued.task().id(), second.taskId());
+        w.accept(second);
+        w.complete(second, "second");
+        assertEquals(TaskStatus.COMPLETED, done.get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        // Once finished, it is read again: whoever asks gets it as stored.
+        assertEquals(TaskStatus.COMPLETED, router.completion(queued.task().id()).get(10,
+                java.util.concurrent.TimeUnit.SECONDS).status());
+        assertTrue(reads.get() > 0);
+    }
+
+    /** The next dispatch, past the acknowledgements sent before it. */
+    private static TaskDispatch nextDispatch(FakeWorker w) {
+        while (true) {
+            if (w.next(dev.efferent.protocol.Message.class) instanceof TaskDispatch d) {
+                return d;
+            }
+        }
     }
 }

@@ -44,6 +44,8 @@ final class PostgresTaskQueue implements TaskQueue {
     private static final String SEP = "\u001f";
     private static final String LEASED = "('CLAIMED', 'RUNNING')";
     private static final String FINISHED = "('COMPLETED', 'FAILED', 'CANCELLED')";
+    /** Joined into a statement in autocommit: its transaction commits without waiting for the disk. */
+    private static final String NO_FLUSH = "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush";
     /** Rows per multi-row INSERT, well under PostgreSQL's 65535 parameters per statement. */
     private static final int MAX_ROWS = 1000;
 
@@ -204,10 +206,14 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task start(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
+        // The one change of a task's state whose commit does not wait for the disk (decision 27): a start lost with
+        // a crash of PostgreSQL leaves the task claimed by the same worker, and the brain that dispatched it still
+        // renews its lease and stores its result; only a crash of the brain and the database within the log
+        // writer's window (well under a second) would make it look never started.
         Optional<DbRow> row = db.run("start a task", ex -> ex.get("UPDATE " + t + " SET status = 'RUNNING', "
                         + "progress_percent = NULL, progress_message = NULL, progress_at = NULL, "
-                        + "lease_expires_at = ?, updated_at = ? WHERE id = ? AND status = 'CLAIMED' AND lease_owner = ? "
-                        + "RETURNING *", at(now.plus(lease)), at(now), taskId, workerId));
+                        + "lease_expires_at = ?, updated_at = ? FROM " + NO_FLUSH + " WHERE id = ? AND status = 'CLAIMED' "
+                        + "AND lease_owner = ? RETURNING " + t + ".*", at(now.plus(lease)), at(now), taskId, workerId));
         if (row.isEmpty()) {
             throw db.run("start a task", ex -> refusal(ex, taskId, "start", Optional.of(workerId),
                     Set.of(TaskStatus.CLAIMED)));
@@ -231,13 +237,15 @@ final class PostgresTaskQueue implements TaskQueue {
         params.add(at(now.plus(lease)));
         params.add(at(now));
         // Rows locked in id order, like every statement that changes many (completeAll, renewLeases): two of them
-        // locking the same rows in different orders would deadlock.
+        // locking the same rows in different orders would deadlock. The commit does not wait for the disk (see
+        // start).
         return db.run("start tasks", ex -> ex.query("WITH v(id, owner) AS (VALUES " + values + "), "
                 + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id AND x.lease_owner = v.owner "
                 + "WHERE x.status = 'CLAIMED' ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'RUNNING', progress_percent = NULL, progress_message = NULL, "
-                + "progress_at = NULL, lease_expires_at = ?, updated_at = ? FROM l WHERE " + t + ".id = l.id AND "
-                + t + ".status = 'CLAIMED' RETURNING " + t + ".*", params.toArray()).map(TaskRows::task).toList());
+                + "progress_at = NULL, lease_expires_at = ?, updated_at = ? FROM l, " + NO_FLUSH + " WHERE " + t
+                + ".id = l.id AND " + t + ".status = 'CLAIMED' RETURNING " + t + ".*", params.toArray())
+                .map(TaskRows::task).toList());
     }
 
     private static String status(NewTask spec) {
