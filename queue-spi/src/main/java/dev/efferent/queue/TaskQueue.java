@@ -2,7 +2,9 @@ package dev.efferent.queue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
@@ -71,21 +73,27 @@ public interface TaskQueue extends AutoCloseable {
      *
      * @throws QueueException when the queue could not store the changes (some may have been stored)
      */
-    default List<Task> startAll(java.util.Map<String, String> accepted, Duration lease) {
-        List<Task> started = new java.util.ArrayList<>();
+    default List<Task> startAll(Map<String, String> accepted, Duration lease) {
+        List<Task> started = new ArrayList<>();
         accepted.forEach((id, worker) -> {
-            boolean claimedByIt = get(id).filter(t -> t.status() == TaskStatus.CLAIMED)
-                    .flatMap(Task::leaseOwner).filter(worker::equals).isPresent();
-            if (!claimedByIt) {
+            if (!claimedBy(id, worker)) {
                 return;
             }
             try {
                 started.add(start(id, worker, lease));
-            } catch (IllegalTransitionException | TaskNotFoundException e) {
-                // Ended or released since it was read: nothing to start.
+            } catch (QueueException e) {
+                if (claimedBy(id, worker)) {
+                    throw e;
+                }
+                // Ended, released or claimed by another since it was read: nothing to start.
             }
         });
         return started;
+    }
+
+    private boolean claimedBy(String taskId, String workerId) {
+        return get(taskId).filter(t -> t.status() == TaskStatus.CLAIMED).flatMap(Task::leaseOwner)
+                .filter(workerId::equals).isPresent();
     }
 
     /** Extends the lease of a claimed or running task held by {@code workerId}. */
@@ -127,8 +135,8 @@ public interface TaskQueue extends AutoCloseable {
      * Stores many results at once (task id → result JSON text); providers may do it in one statement. Tasks that
      * are no longer claimed or running are left as they are. Returns the tasks it completed.
      */
-    default List<Task> completeAll(java.util.Map<String, String> results) {
-        List<Task> done = new java.util.ArrayList<>();
+    default List<Task> completeAll(Map<String, String> results) {
+        List<Task> done = new ArrayList<>();
         results.forEach((id, result) -> {
             try {
                 done.add(complete(id, result));

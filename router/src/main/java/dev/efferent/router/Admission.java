@@ -38,42 +38,53 @@ final class Admission {
         this.dispatch = dispatch;
     }
 
-    Submission submit(TaskRequest request) {
-        Enqueued enqueued = queue.add(spec(request));
-        if (enqueued.created()) {
-            state.workMayBeQueued();
-        }
-        return admitted(enqueued, request);
-    }
-
     /**
-     * Submits many calls with one {@link TaskQueue#addAll} (one commit over a database), each answered as
-     * {@link #submit} would: its {@link Submission}, or the exception that refused it. The claims that follow
-     * take many of them at once, up to each worker's free slots.
+     * Submits many calls with one {@link TaskQueue#addAll} (one commit over a database), each answered as a single
+     * submission would be: its {@link Submission}, or the exception that refused it. The claims that follow take many
+     * of them at once, up to each worker's free slots.
      */
     List<CompletableFuture<Submission>> submitAll(List<TaskRequest> requests) {
         List<CompletableFuture<Submission>> answers = new ArrayList<>(requests.size());
+        requests.forEach(r -> answers.add(new CompletableFuture<>()));
+        // Calls whose requesters prefer different workers are queued apart, each group dispatched before the next is
+        // queued: a claim for one requester's worker would otherwise take another's task.
+        int from = 0;
+        while (from < requests.size()) {
+            Optional<String> preferred = preference(requests.get(from));
+            int to = from + 1;
+            while (to < requests.size() && preference(requests.get(to)).equals(preferred)) {
+                to++;
+            }
+            admit(requests.subList(from, to), answers.subList(from, to));
+            from = to;
+        }
+        return answers;
+    }
+
+    private Optional<String> preference(TaskRequest request) {
+        return request.requester().flatMap(state::activeWorker);
+    }
+
+    private void admit(List<TaskRequest> requests, List<CompletableFuture<Submission>> answers) {
         List<NewTask> specs = new ArrayList<>();
         List<Integer> admitted = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
-            CompletableFuture<Submission> answer = new CompletableFuture<>();
-            answers.add(answer);
             try {
                 specs.add(spec(requests.get(i)));
                 admitted.add(i);
             } catch (RuntimeException e) {
-                answer.completeExceptionally(e);
+                answers.get(i).completeExceptionally(e);
             }
         }
         if (specs.isEmpty()) {
-            return answers;
+            return;
         }
         List<Enqueued> added;
         try {
             added = queue.addAll(specs);
         } catch (RuntimeException e) {
             admitted.forEach(i -> answers.get(i).completeExceptionally(e));
-            return answers;
+            return;
         }
         state.workMayBeQueued();
         for (int k = 0; k < admitted.size(); k++) {
@@ -84,7 +95,6 @@ final class Admission {
                 answers.get(i).completeExceptionally(e);
             }
         }
-        return answers;
     }
 
     /** The task a call becomes, checked: a RouterException (BAD_REQUEST) says what is wrong with it. */

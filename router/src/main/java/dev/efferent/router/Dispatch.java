@@ -194,10 +194,19 @@ final class Dispatch {
 
     /** Completes the waiters of a task another brain finished. */
     void finishedElsewhere(String taskId) {
+        state.unfinished.remove(taskId);
         if (!state.waiters.containsKey(taskId)) {
             return;
         }
-        queue.get(taskId).filter(t -> t.status().isFinished()).ifPresent(state::finished);
+        Optional<Task> task = queue.get(taskId);
+        if (task.isEmpty()) {
+            // Gone (deleted once finished long ago): whoever waits is told so rather than left waiting.
+            List<java.util.concurrent.CompletableFuture<Task>> waiting = state.waiters.remove(taskId);
+            waiting.forEach(w -> w.completeExceptionally(new RouterException(RouterException.Kind.NOT_FOUND,
+                    "no task with id '" + taskId + "'")));
+            return;
+        }
+        task.filter(t -> t.status().isFinished()).ifPresent(state::finished);
     }
 
     /** Tells the worker running {@code taskId}, if any, to stop; it stays in flight until its result arrives. */

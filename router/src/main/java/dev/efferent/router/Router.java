@@ -12,6 +12,7 @@ import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.WorkerTools;
 import dev.efferent.queue.Progress;
+import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
@@ -67,6 +68,8 @@ public final class Router implements AutoCloseable {
     private final Admission admission;
     /** Calls waiting for the router's thread, queued together (submitPending). */
     private final List<PendingSubmission> submissions = new ArrayList<>();
+    /** At most this many calls per addAll: a burst is queued in several statements rather than one huge one. */
+    private static final int MAX_SUBMIT_BATCH = 256;
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
@@ -152,8 +155,7 @@ public final class Router implements AutoCloseable {
             try {
                 loop.execute(this::submitPending);
             } catch (RejectedExecutionException e) {
-                refusePending(new dev.efferent.queue.QueueException("the brain is shutting down; submit the call "
-                        + "again once it runs"));
+                refusePending(new QueueException("the brain is shutting down; submit the call again once it runs"));
             }
         }
         try {
@@ -169,19 +171,31 @@ public final class Router implements AutoCloseable {
         }
     }
 
+    /** Calls waiting for the router's thread to queue them (for tests). */
+    int pendingSubmissions() {
+        synchronized (submissions) {
+            return submissions.size();
+        }
+    }
+
     private record PendingSubmission(TaskRequest request, CompletableFuture<Submission> answer) {
     }
 
-    private List<PendingSubmission> takeSubmissions() {
+    /** Takes the calls waiting, at most {@code max}; the rest stay for the next flush, which is then posted. */
+    private List<PendingSubmission> takeSubmissions(int max) {
         synchronized (submissions) {
-            List<PendingSubmission> batch = List.copyOf(submissions);
-            submissions.clear();
+            List<PendingSubmission> head = submissions.subList(0, Math.min(max, submissions.size()));
+            List<PendingSubmission> batch = List.copyOf(head);
+            head.clear();
+            if (!submissions.isEmpty()) {
+                post(this::submitPending);
+            }
             return batch;
         }
     }
 
     private void submitPending() {
-        List<PendingSubmission> batch = takeSubmissions();
+        List<PendingSubmission> batch = takeSubmissions(MAX_SUBMIT_BATCH);
         try {
             List<CompletableFuture<Submission>> answers = admission.submitAll(batch.stream()
                     .map(PendingSubmission::request).toList());
@@ -195,14 +209,20 @@ public final class Router implements AutoCloseable {
                     }
                 });
             }
-        } catch (RuntimeException e) {
+        } catch (Throwable e) {
+            // Every caller is answered, whatever went wrong; the router's thread goes on.
+            LOG.log(Level.ERROR, "Router failed while queueing " + batch.size() + " calls; each caller is told", e);
             batch.forEach(p -> p.answer().completeExceptionally(e));
-            throw e;
         }
     }
 
     private void refusePending(RuntimeException why) {
-        takeSubmissions().forEach(p -> p.answer().completeExceptionally(why));
+        List<PendingSubmission> left;
+        synchronized (submissions) {
+            left = List.copyOf(submissions);
+            submissions.clear();
+        }
+        left.forEach(p -> p.answer().completeExceptionally(why));
     }
 
     /**
@@ -364,8 +384,16 @@ public final class Router implements AutoCloseable {
             loop.shutdownNow();
             Thread.currentThread().interrupt();
         }
-        refusePending(new dev.efferent.queue.QueueException("the brain shut down before the call was queued; submit "
-                + "it again once the brain runs"));
+        if (loop.isTerminated()) {
+            // Acceptances whose flush was still waiting (or was refused by the closing loop) are stored now: a task
+            // left claimed while its worker runs it would go back to the queue as never started.
+            workers.flushStarts();
+        } else {
+            LOG.log(Level.WARNING, "Router's thread did not stop in time; tasks accepted in its last moments may "
+                    + "stay claimed until their leases run out");
+        }
+        refusePending(new QueueException("the brain shut down before the call was queued; submit it again once the "
+                + "brain runs"));
     }
 
     void onMessage(Connection connection, Message message) {

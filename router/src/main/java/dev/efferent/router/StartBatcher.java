@@ -16,10 +16,11 @@ import java.util.stream.Collectors;
 
 /**
  * Stores workers' acceptances ({@code CLAIMED → RUNNING}) in batches, for a queue where a batch costs about what
- * one does. Still on the router's thread, so nothing else changes a task meanwhile in this process: the first
- * acceptance posts a flush behind the events already waiting, and every acceptance that arrives before it runs is
- * stored with it, in one {@link TaskQueue#startAll}. Under load that is one commit for many tasks; at low load the
- * flush runs at once. (Moving starts to a thread of their own was tried and withdrawn: decision 24.)
+ * one does (decision 27). On the router's thread: the first acceptance posts a flush behind the events already
+ * waiting, and every acceptance that arrives before it runs is stored with it, in one {@link TaskQueue#startAll}.
+ * Under load that is one commit for many tasks; at low load the flush runs at once. Results are stored meanwhile on
+ * another thread ({@link ResultBatcher}), which is why a batch of starts and one of results lock their rows in one
+ * order. (Moving starts to a thread of their own was tried and withdrawn: decision 24.)
  */
 final class StartBatcher {
     private static final System.Logger LOG = System.getLogger(StartBatcher.class.getName());
@@ -74,7 +75,7 @@ final class StartBatcher {
         Set<String> started;
         try {
             started = queue.startAll(batch, lease).stream().map(Task::id).collect(Collectors.toSet());
-        } catch (QueueException e) {
+        } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not start a batch of " + batch.size() + " accepted tasks; starting each alone",
                     e);
             startEach(flights);
@@ -95,6 +96,8 @@ final class StartBatcher {
             } catch (QueueException e) {
                 LOG.log(RouterState.level(e), "Task {0} accepted by {1} but not started: {2}", f.task.id(),
                         f.session.name, e.getMessage());
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "Task " + f.task.id() + " accepted by " + f.session.name + " but not started", e);
             }
         }
     }

@@ -85,6 +85,11 @@ final class WorkerProtocol {
         results.ifPresent(ResultBatcher::close);
     }
 
+    /** Stores the acceptances still waiting; for the router's close, once its thread has stopped. */
+    void flushStarts() {
+        starts.ifPresent(StartBatcher::flush);
+    }
+
     void onMessage(Connection c, Message message) {
         if (message instanceof WorkerRegister register) {
             register(c, register);

@@ -168,7 +168,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void callsSubmittedTogetherAreQueuedInOneStatementAndEachAnsweredAlone() throws Exception {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(quietPolls(), Optional.empty());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 8, FakeWorker.tool("run_shell", false));
         java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(9);
@@ -180,7 +180,10 @@ class BatchedResultsTest extends RouterFixture {
             }
             java.util.concurrent.Future<Submission> unknown = callers.submit(() ->
                     router.submit(TaskRequest.of("no_such_tool", params("{}"))));
-            Thread.sleep(300);
+            for (int i = 0; i < 400 && router.pendingSubmissions() < 8; i++) {
+                Thread.sleep(25);
+            }
+            assertEquals(8, router.pendingSubmissions(), "eight calls wait while the first is queued");
             claims.set(0);
             release.countDown();
             java.util.Set<String> ids = new java.util.HashSet<>();
@@ -272,7 +275,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void aCallerWaitingForATaskJustQueuedIsRegisteredWithoutReadingTheQueue() throws Exception {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(quietPolls(), Optional.empty());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("run_shell", params("{}")));
@@ -302,5 +305,11 @@ class BatchedResultsTest extends RouterFixture {
                 return d;
             }
         }
+    }
+
+    /** Polls far apart: a poll claims for every worker and reads the tasks waited for, which these tests count. */
+    private static RouterSettings quietPolls() {
+        return RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
+                .withPollInterval(java.time.Duration.ofMinutes(1));
     }
 }

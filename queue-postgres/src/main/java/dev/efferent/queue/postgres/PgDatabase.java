@@ -25,6 +25,7 @@ final class PgDatabase implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PgDatabase.class.getName());
 
     private final DbClient client;
+    private final java.util.concurrent.atomic.AtomicLong deadlockRetries = new java.util.concurrent.atomic.AtomicLong();
     private volatile long unreachableUntilNanos;
     private volatile String outage = "";
 
@@ -124,22 +125,38 @@ final class PgDatabase implements AutoCloseable {
     /** Runs {@code work} as one autocommit statement (or a few); {@code what} completes "could not ...". */
     <T> T run(String what, Function<DbExecute, T> work) {
         failFastWhileUnreachable(what);
+        try {
+            return work.apply(client.execute());
+        } catch (QueueException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw failure(what, e);
+        }
+    }
+
+    /**
+     * {@link #run} for work that is one statement in autocommit: if PostgreSQL aborts it as a deadlock's victim, it
+     * changed nothing, and it is run again (at most {@value #DEADLOCK_ATTEMPTS} times). Statements that lock many rows
+     * lock them in id order, so this is a last resort.
+     */
+    <T> T runStatement(String what, Function<DbExecute, T> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return work.apply(client.execute());
+                return run(what, work);
             } catch (QueueException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                // A statement in autocommit that PostgreSQL chose as a deadlock's victim changed nothing: run it
-                // again (statements that lock many rows lock them in id order, so this is a last resort).
-                if (attempt < DEADLOCK_ATTEMPTS && deadlock(e)) {
-                    LOG.log(System.Logger.Level.DEBUG, "PostgreSQL aborted a statement to {0} in a deadlock; running "
-                            + "it again", what);
-                    continue;
+                if (attempt >= DEADLOCK_ATTEMPTS || !deadlock(e)) {
+                    throw e;
                 }
-                throw failure(what, e);
+                deadlockRetries.incrementAndGet();
+                LOG.log(System.Logger.Level.INFO, "PostgreSQL aborted the statement to {0} in a deadlock; running it "
+                        + "again", what);
             }
         }
+    }
+
+    /** How many statements were run again after a deadlock, since this database was opened. */
+    long deadlockRetries() {
+        return deadlockRetries.get();
     }
 
     private static boolean deadlock(Throwable e) {

@@ -120,53 +120,65 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Enqueued> addAll(List<NewTask> specs) {
-        List<Enqueued> all = new ArrayList<>(specs.size());
-        for (int from = 0; from < specs.size(); from += MAX_ROWS) {
-            all.addAll(addChunk(specs.subList(from, Math.min(specs.size(), from + MAX_ROWS))));
+        if (specs.isEmpty()) {
+            return List.of();
+        }
+        List<Enqueued> all;
+        if (specs.size() <= MAX_ROWS && specs.stream().allMatch(spec -> spec.idempotencyKey().isEmpty())) {
+            // The usual case: one multi-row INSERT in autocommit, one commit for the lot, nothing to read after it.
+            all = db.runStatement("enqueue tasks", ex -> insert(ex, specs));
+        } else {
+            // Several statements (chunks, or the reads of tasks whose keys were used): one transaction, so that a
+            // failure leaves none of them queued rather than some queued and their callers told otherwise.
+            all = db.inTransaction("enqueue tasks", tx -> {
+                List<Enqueued> added = new ArrayList<>(specs.size());
+                for (int from = 0; from < specs.size(); from += MAX_ROWS) {
+                    added.addAll(insert(tx, specs.subList(from, Math.min(specs.size(), from + MAX_ROWS))));
+                }
+                return added;
+            });
+        }
+        if (all.stream().anyMatch(e -> e.created() && e.task().status() == TaskStatus.QUEUED)) {
+            notifier.work();
         }
         return all;
     }
 
-    /** One multi-row INSERT in autocommit: one commit for the lot. */
-    private List<Enqueued> addChunk(List<NewTask> specs) {
-        if (specs.isEmpty()) {
-            return List.of();
-        }
+    /** One multi-row INSERT; a task whose idempotency key was used (before, or earlier in the list) is read back. */
+    private List<Enqueued> insert(DbExecute ex, List<NewTask> specs) {
         Instant now = clock.instant();
-        List<String> ids = new ArrayList<>(specs.size());
+        List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
+        // Rows in the order of their keys: two brains adding the same keys lock them in one order.
+        List<Integer> order = java.util.stream.IntStream.range(0, specs.size()).boxed()
+                .sorted(Comparator.comparing((Integer i) -> specs.get(i).idempotencyKey().orElse(null),
+                        Comparator.nullsLast(Comparator.naturalOrder())))
+                .toList();
         List<Object> params = new ArrayList<>(specs.size() * 13);
         StringBuilder values = new StringBuilder();
-        for (NewTask spec : specs) {
-            String id = TaskIds.next();
-            ids.add(id);
+        for (int i : order) {
+            NewTask spec = specs.get(i);
             values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)");
-            params.addAll(java.util.Arrays.asList(id, spec.tool(), spec.params(), spec.priority(), status(spec),
+            params.addAll(java.util.Arrays.asList(ids.get(i), spec.tool(), spec.params(), spec.priority(), status(spec),
                     spec.maxAttempts(), at(spec.runAt().orElse(now)), spec.timeout().toMillis(),
                     spec.targetWorker().orElse(null), spec.requester().orElse(null), spec.idempotencyKey().orElse(null),
                     at(now), at(now)));
         }
-        Map<String, Task> inserted = db.run("enqueue tasks", ex -> ex.query("INSERT INTO " + t
+        Map<String, Task> inserted = ex.query("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
                         + "requester, idempotency_key, created_at, updated_at) VALUES " + values
                         + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                params.toArray()).map(TaskRows::task).collect(Collectors.toMap(Task::id, task -> task)));
+                params.toArray()).map(TaskRows::task).collect(Collectors.toMap(Task::id, task -> task));
         List<Enqueued> result = new ArrayList<>(specs.size());
-        boolean work = false;
         for (int i = 0; i < specs.size(); i++) {
             Task task = inserted.get(ids.get(i));
             if (task != null) {
-                work |= task.status() == TaskStatus.QUEUED;
                 result.add(new Enqueued(task, true));
                 continue;
             }
-            // Its idempotency key was used before, or earlier in this batch.
             String key = specs.get(i).idempotencyKey().orElseThrow();
-            result.add(db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
+            result.add(ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key)
                     .map(row -> new Enqueued(TaskRows.task(row), false)).orElseThrow(() -> new QueueException(
                             "task with idempotency key '" + key + "' vanished while being enqueued; try again")));
-        }
-        if (work) {
-            notifier.work();
         }
         return result;
     }
@@ -223,9 +235,10 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Task> startAll(Map<String, String> accepted, Duration lease) {
-        if (accepted.isEmpty()) {
-            return List.of();
-        }
+        return inChunks(accepted, chunk -> startChunk(chunk, lease));
+    }
+
+    private List<Task> startChunk(Map<String, String> accepted, Duration lease) {
         Instant now = clock.instant();
         List<Object> params = new ArrayList<>();
         StringBuilder values = new StringBuilder();
@@ -239,7 +252,7 @@ final class PostgresTaskQueue implements TaskQueue {
         // Rows locked in id order, like every statement that changes many (completeAll, renewLeases): two of them
         // locking the same rows in different orders would deadlock. The commit does not wait for the disk (see
         // start).
-        return db.run("start tasks", ex -> ex.query("WITH v(id, owner) AS (VALUES " + values + "), "
+        return db.runStatement("start tasks", ex -> ex.query("WITH v(id, owner) AS (VALUES " + values + "), "
                 + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id AND x.lease_owner = v.owner "
                 + "WHERE x.status = 'CLAIMED' ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'RUNNING', progress_percent = NULL, progress_message = NULL, "
@@ -294,7 +307,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public int renewLeases(String workerId, Duration lease) {
         Instant now = clock.instant();
-        return db.run("renew leases", ex -> (int) ex.dml("WITH l AS (SELECT id FROM " + t + " WHERE lease_owner = ? "
+        return db.runStatement("renew leases", ex -> (int) ex.dml("WITH l AS (SELECT id FROM " + t + " WHERE lease_owner = ? "
                 + "AND status = 'RUNNING' ORDER BY id FOR UPDATE) UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
                 + "FROM l WHERE " + t + ".id = l.id AND " + t + ".status = 'RUNNING'", workerId, at(now.plus(lease)), at(now)));
     }
@@ -324,9 +337,27 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Task> completeAll(Map<String, String> results) {
-        if (results.isEmpty()) {
-            return List.of();
+        return inChunks(results, this::completeChunk);
+    }
+
+    /** {@code work} on at most {@value #MAX_ROWS} entries at a time (PostgreSQL takes 65535 parameters a statement). */
+    private static List<Task> inChunks(Map<String, String> all, Function<Map<String, String>, List<Task>> work) {
+        List<Task> done = new ArrayList<>();
+        Map<String, String> chunk = new java.util.LinkedHashMap<>();
+        for (Map.Entry<String, String> e : all.entrySet()) {
+            chunk.put(e.getKey(), e.getValue());
+            if (chunk.size() == MAX_ROWS) {
+                done.addAll(work.apply(chunk));
+                chunk = new java.util.LinkedHashMap<>();
+            }
         }
+        if (!chunk.isEmpty()) {
+            done.addAll(work.apply(chunk));
+        }
+        return done;
+    }
+
+    private List<Task> completeChunk(Map<String, String> results) {
         Instant now = clock.instant();
         List<Object> params = new ArrayList<>();
         StringBuilder values = new StringBuilder();
@@ -339,7 +370,7 @@ final class PostgresTaskQueue implements TaskQueue {
         params.add(at(now));
         // One statement for the whole batch: one commit instead of one per task. Rows locked in id order (see
         // startAll).
-        List<Task> done = db.run("complete tasks", ex -> ex.query("WITH v(id, result) AS (VALUES " + values + "), "
+        List<Task> done = db.runStatement("complete tasks", ex -> ex.query("WITH v(id, result) AS (VALUES " + values + "), "
                 + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id WHERE x.status IN " + LEASED
                 + " ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'COMPLETED', result = v.result, error = NULL, lease_expires_at = NULL, "
@@ -455,6 +486,11 @@ final class PostgresTaskQueue implements TaskQueue {
     public int deleteFinishedBefore(Instant cutoff) {
         return db.run("delete finished tasks", ex -> (int) ex.dml("DELETE FROM " + t + " WHERE status IN "
                 + FINISHED + " AND finished_at < ?", at(cutoff)));
+    }
+
+    /** How many statements were run again after a deadlock (for tests). */
+    long deadlockRetries() {
+        return db.deadlockRetries();
     }
 
     @Override

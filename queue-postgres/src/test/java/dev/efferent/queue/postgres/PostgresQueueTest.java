@@ -292,6 +292,7 @@ class PostgresQueueTest {
                 started.get(30, TimeUnit.SECONDS);
                 assertEquals(64, completed.get(30, TimeUnit.SECONDS).size(), "every result stored, started or not");
             }
+            assertEquals(0, ((PostgresTaskQueue) queue).deadlockRetries(), "no statement was a deadlock's victim");
         } finally {
             pool.shutdownNow();
         }
