@@ -158,17 +158,7 @@ public final class Router implements AutoCloseable {
                 refusePending(new QueueException("the brain is shutting down; submit the call again once it runs"));
             }
         }
-        try {
-            return answer.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CompletionException(e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new CompletionException(e.getCause());
-        }
+        return await(answer);
     }
 
     /** Calls waiting for the router's thread to queue them (for tests). */
@@ -431,7 +421,11 @@ public final class Router implements AutoCloseable {
     }
 
     private <T> T call(Callable<T> work) {
-        Future<T> future = loop.submit(work);
+        return await(loop.submit(work));
+    }
+
+    /** What the router's thread answered; what it threw, thrown here. */
+    private static <T> T await(Future<T> future) {
         try {
             return future.get();
         } catch (InterruptedException e) {
