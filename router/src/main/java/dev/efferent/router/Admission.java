@@ -14,7 +14,9 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
@@ -39,26 +41,19 @@ final class Admission {
     }
 
     /**
-     * Submits many calls with one {@link TaskQueue#addAll} (one commit over a database), each answered as a single
-     * submission would be: its {@link Submission}, or the exception that refused it. The claims that follow take many
-     * of them at once, up to each worker's free slots.
+     * Submits many calls with one {@link TaskQueue#addAll} (one commit over a database), completing each of
+     * {@code answers} as a single submission would be answered: its {@link Submission}, or the exception that refused
+     * it. The claims that follow take many of them at once, up to each worker's free slots.
      */
-    List<CompletableFuture<Submission>> submitAll(List<TaskRequest> requests) {
-        List<CompletableFuture<Submission>> answers = new ArrayList<>(requests.size());
-        requests.forEach(r -> answers.add(new CompletableFuture<>()));
+    void submitAll(List<TaskRequest> requests, List<CompletableFuture<Submission>> answers) {
         // Calls whose requesters prefer different workers are queued apart, each group dispatched before the next is
         // queued: a claim for one requester's worker would otherwise take another's task.
-        int from = 0;
-        while (from < requests.size()) {
-            Optional<String> preferred = preference(requests.get(from));
-            int to = from + 1;
-            while (to < requests.size() && preference(requests.get(to)).equals(preferred)) {
-                to++;
-            }
-            admit(requests.subList(from, to), answers.subList(from, to));
-            from = to;
+        Map<Optional<String>, List<Integer>> groups = new LinkedHashMap<>();
+        for (int i = 0; i < requests.size(); i++) {
+            groups.computeIfAbsent(preference(requests.get(i)), k -> new ArrayList<>()).add(i);
         }
-        return answers;
+        groups.values().forEach(group -> admit(group.stream().map(requests::get).toList(),
+                group.stream().map(answers::get).toList()));
     }
 
     private Optional<String> preference(TaskRequest request) {

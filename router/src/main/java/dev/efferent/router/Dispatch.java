@@ -194,12 +194,14 @@ final class Dispatch {
 
     /** Completes the waiters of a task another brain finished. */
     void finishedElsewhere(String taskId) {
-        state.unfinished.remove(taskId);
         if (!state.waiters.containsKey(taskId)) {
+            // A notice: no one waits here, but one who asks later must read it.
+            state.unfinished.remove(taskId);
             return;
         }
         Optional<Task> task = queue.get(taskId);
         if (task.isEmpty()) {
+            state.unfinished.remove(taskId);
             // Gone (deleted once finished long ago): whoever waits is told so rather than left waiting.
             List<java.util.concurrent.CompletableFuture<Task>> waiting = state.waiters.remove(taskId);
             waiting.forEach(w -> w.completeExceptionally(new RouterException(RouterException.Kind.NOT_FOUND,

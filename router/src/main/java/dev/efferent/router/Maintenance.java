@@ -28,6 +28,8 @@ final class Maintenance {
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
     private final WorkerProtocol workers;
+    private static final int UNFINISHED_POLL_EVERY = 10;
+    private long polls;
     private Instant lastCleanup = Instant.EPOCH;
     private Instant lastRemembered = Instant.EPOCH;
     /** A renewal failed because the queue did not answer: leases are renewed again before any is expired. */
@@ -127,9 +129,12 @@ final class Maintenance {
             leasesBehind = !renewLeasesOfOnlineWorkers();
             renewed = !leasesBehind;
         }
-        // Tasks finished by another brain, in case its notice was lost.
+        // Tasks finished by another brain, in case its notice was lost. One queued here and not seen to finish is
+        // dispatched and finished here unless another brain takes it, so it is read only every tenth poll: each read
+        // is a round trip of the router's thread, and under load many callers wait for queued tasks.
+        boolean readQueuedHere = polls++ % UNFINISHED_POLL_EVERY == 0;
         for (String id : List.copyOf(state.waiters.keySet())) {
-            if (!state.inflight.containsKey(id)) {
+            if (!state.inflight.containsKey(id) && (readQueuedHere || !state.unfinished.containsKey(id))) {
                 try {
                     dispatch.finishedElsewhere(id);
                 } catch (QueueException e) {

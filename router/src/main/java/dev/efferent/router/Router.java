@@ -187,20 +187,11 @@ public final class Router implements AutoCloseable {
     private void submitPending() {
         List<PendingSubmission> batch = takeSubmissions(MAX_SUBMIT_BATCH);
         try {
-            List<CompletableFuture<Submission>> answers = admission.submitAll(batch.stream()
-                    .map(PendingSubmission::request).toList());
-            for (int i = 0; i < batch.size(); i++) {
-                CompletableFuture<Submission> to = batch.get(i).answer();
-                answers.get(i).whenComplete((submission, failure) -> {
-                    if (failure != null) {
-                        to.completeExceptionally(failure);
-                    } else {
-                        to.complete(submission);
-                    }
-                });
-            }
+            admission.submitAll(batch.stream().map(PendingSubmission::request).toList(),
+                    batch.stream().map(PendingSubmission::answer).toList());
         } catch (Throwable e) {
-            // Every caller is answered, whatever went wrong; the router's thread goes on.
+            // Every caller not answered yet is told, whatever went wrong (one answered already keeps its answer: its
+            // task is queued); the router's thread goes on.
             LOG.log(Level.ERROR, "Router failed while queueing " + batch.size() + " calls; each caller is told", e);
             batch.forEach(p -> p.answer().completeExceptionally(e));
         }
@@ -369,6 +360,8 @@ public final class Router implements AutoCloseable {
         try {
             if (!loop.awaitTermination(5, TimeUnit.SECONDS)) {
                 loop.shutdownNow();
+                // Interrupted, the thread stops soon; the acceptances it had not stored are stored below.
+                loop.awaitTermination(2, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
             loop.shutdownNow();

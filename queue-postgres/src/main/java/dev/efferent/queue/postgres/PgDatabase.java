@@ -136,7 +136,7 @@ final class PgDatabase implements AutoCloseable {
 
     /**
      * {@link #run} for work that is one statement in autocommit: if PostgreSQL aborts it as a deadlock's victim, it
-     * changed nothing, and it is run again (at most {@value #DEADLOCK_ATTEMPTS} times). Statements that lock many rows
+     * changed nothing, and it is run again (at most {@value #DEADLOCK_ATTEMPTS} runs in all). Statements that lock many rows
      * lock them in id order, so this is a last resort.
      */
     <T> T runStatement(String what, Function<DbExecute, T> work) {

@@ -130,12 +130,18 @@ final class PostgresTaskQueue implements TaskQueue {
         } else {
             // Several statements (chunks, or the reads of tasks whose keys were used): one transaction, so that a
             // failure leaves none of them queued rather than some queued and their callers told otherwise.
+            // Chunks cut from the tasks in the order of their keys, as the rows of one INSERT are (see insert).
+            List<Integer> order = byKey(specs);
             all = db.inTransaction("enqueue tasks", tx -> {
-                List<Enqueued> added = new ArrayList<>(specs.size());
-                for (int from = 0; from < specs.size(); from += MAX_ROWS) {
-                    added.addAll(insert(tx, specs.subList(from, Math.min(specs.size(), from + MAX_ROWS))));
+                Enqueued[] added = new Enqueued[specs.size()];
+                for (int from = 0; from < order.size(); from += MAX_ROWS) {
+                    List<Integer> chunk = order.subList(from, Math.min(order.size(), from + MAX_ROWS));
+                    List<Enqueued> done = insert(tx, chunk.stream().map(specs::get).toList());
+                    for (int k = 0; k < chunk.size(); k++) {
+                        added[chunk.get(k)] = done.get(k);
+                    }
                 }
-                return added;
+                return List.of(added);
             });
         }
         if (all.stream().anyMatch(e -> e.created() && e.task().status() == TaskStatus.QUEUED)) {
@@ -144,15 +150,20 @@ final class PostgresTaskQueue implements TaskQueue {
         return all;
     }
 
+    /** Positions of {@code specs} in the order of their idempotency keys, those without one last. */
+    private static List<Integer> byKey(List<NewTask> specs) {
+        return java.util.stream.IntStream.range(0, specs.size()).boxed()
+                .sorted(Comparator.comparing((Integer i) -> specs.get(i).idempotencyKey().orElse(null),
+                        Comparator.nullsLast(Comparator.naturalOrder())))
+                .toList();
+    }
+
     /** One multi-row INSERT; a task whose idempotency key was used (before, or earlier in the list) is read back. */
     private List<Enqueued> insert(DbExecute ex, List<NewTask> specs) {
         Instant now = clock.instant();
         List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
-        List<Integer> order = java.util.stream.IntStream.range(0, specs.size()).boxed()
-                .sorted(Comparator.comparing((Integer i) -> specs.get(i).idempotencyKey().orElse(null),
-                        Comparator.nullsLast(Comparator.naturalOrder())))
-                .toList();
+        List<Integer> order = byKey(specs);
         List<Object> params = new ArrayList<>(specs.size() * 13);
         StringBuilder values = new StringBuilder();
         for (int i : order) {

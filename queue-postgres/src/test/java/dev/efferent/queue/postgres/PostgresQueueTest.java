@@ -274,6 +274,29 @@ class PostgresQueueTest {
     }
 
     @Test
+    void aBatchLongerThanOneStatementIsAddedWholeAndInOrder() {
+        TaskQueue queue = open(Map.of());
+        queue.enqueue(NewTask.builder("t", "{}").idempotencyKey("k-0700").build());
+        // 2500 tasks: three INSERTs in one transaction; keys in reverse order, one used before, one twice.
+        List<NewTask> specs = new ArrayList<>();
+        for (int i = 2499; i >= 0; i--) {
+            specs.add(NewTask.builder("t", "{\"n\":" + i + "}").idempotencyKey(String.format("k-%04d", i)).build());
+        }
+        specs.add(NewTask.builder("t", "{\"again\":true}").idempotencyKey("k-1234").build());
+        List<dev.efferent.queue.Enqueued> added = queue.addAll(specs);
+        assertEquals(2501, added.size());
+        for (int k = 0; k < 2500; k++) {
+            int n = 2499 - k;
+            assertEquals(n != 700, added.get(k).created(), "task " + n);
+            if (n != 700) {
+                assertEquals("{\"n\":" + n + "}", added.get(k).task().params());
+            }
+        }
+        assertEquals(added.get(2499 - 1234).task().id(), added.get(2500).task().id(), "a key used earlier in the batch");
+        assertEquals(2500, queue.countQueued());
+    }
+
+    @Test
     void batchesOfStartsAndCompletionsOnTheSameRowsNeverFailEachOther() throws Exception {
         TaskQueue queue = open(Map.of());
         ExecutorService pool = Executors.newFixedThreadPool(2);
