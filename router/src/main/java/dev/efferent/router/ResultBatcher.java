@@ -18,8 +18,8 @@ import java.util.stream.Collectors;
  * batch costs about what one result does (a database: one statement, one commit). A batch is whatever arrived
  * while the previous one was being stored, so a result at low load is stored at once and under load the batches
  * grow by themselves; the router's thread meanwhile goes on dispatching. Each stored batch is handed back to the
- * router's thread, which acknowledges the results to their workers then (a result not stored is not acknowledged,
- * and its worker offers it again).
+ * router's thread, which acknowledges the results to their workers then. A batch the queue refused is tried once more
+ * a second later; a result still not stored is not acknowledged, and its worker offers it again.
  */
 final class ResultBatcher implements AutoCloseable {
     /** A result waiting to be stored, with the connection and the dispatch it answers. */
@@ -31,6 +31,7 @@ final class ResultBatcher implements AutoCloseable {
     }
 
     private static final int MAX_BATCH = 256;
+    private static final java.time.Duration RETRY_AFTER = java.time.Duration.ofSeconds(1);
 
     private final TaskQueue queue;
     private final Consumer<Runnable> post;
@@ -75,19 +76,41 @@ final class ResultBatcher implements AutoCloseable {
                 batch = new ArrayList<>(pending.subList(0, n));
                 pending.subList(0, n).clear();
             }
-            Stored stored;
-            try {
-                Map<String, String> results = new LinkedHashMap<>();
-                batch.forEach(p -> results.put(p.result().taskId(), p.result().result().orElseThrow().toString()));
-                Map<String, Task> completed = queue.completeAll(results).stream()
-                        .collect(Collectors.toMap(Task::id, t -> t, (a, b) -> a));
-                stored = new Stored(batch, completed, Optional.empty());
-            } catch (QueueException e) {
-                stored = new Stored(batch, Map.of(), Optional.of(e));
+            Stored stored = store(batch);
+            if (stored.failure().isPresent() && pauseBeforeRetry()) {
+                // Once more after a moment (a connection lost and replaced, a failover): a result not stored is
+                // offered again by its worker only after several heartbeat intervals.
+                stored = store(batch);
             }
             Stored result = stored;
             post.accept(() -> done.accept(result));
         }
+    }
+
+    private Stored store(List<Pending> batch) {
+        try {
+            Map<String, String> results = new LinkedHashMap<>();
+            batch.forEach(p -> results.put(p.result().taskId(), p.result().result().orElseThrow().toString()));
+            Map<String, Task> completed = queue.completeAll(results).stream()
+                    .collect(Collectors.toMap(Task::id, t -> t, (a, b) -> a));
+            return new Stored(batch, completed, Optional.empty());
+        } catch (QueueException e) {
+            return new Stored(batch, Map.of(), Optional.of(e));
+        }
+    }
+
+    /** Waits {@link #RETRY_AFTER}; false if the batcher closed meanwhile. */
+    private synchronized boolean pauseBeforeRetry() {
+        long until = System.nanoTime() + RETRY_AFTER.toNanos();
+        long left;
+        while (!closed && (left = until - System.nanoTime()) > 0) {
+            try {
+                wait(Math.max(1, left / 1_000_000));
+            } catch (InterruptedException e) {
+                return false;
+            }
+        }
+        return !closed;
     }
 
     @Override

@@ -26,6 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class BatchedResultsTest extends RouterFixture {
     private final AtomicBoolean down = new AtomicBoolean();
+    /** How many more completeAll calls fail. */
+    private final AtomicInteger failures = new AtomicInteger();
     private final AtomicInteger batches = new AtomicInteger();
     private final List<Integer> sizes = new ArrayList<>();
     /** Holds completeAll until counted down, when set. */
@@ -67,7 +69,7 @@ class BatchedResultsTest extends RouterFixture {
                         if (hold != null) {
                             hold.await();
                         }
-                        if (down.get()) {
+                        if (down.get() || failures.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                             throw new QueueException("the database is down");
                         }
                         batches.incrementAndGet();
@@ -129,13 +131,25 @@ class BatchedResultsTest extends RouterFixture {
         down.set(true);
         w.complete(d, "first");
         w.complete(d, "the same, sent again at once");
-        assertTrue(w.quietFor(500).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
+        // Refused, then refused again when tried once more a second later.
+        assertTrue(w.quietFor(1800).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
         assertEquals(TaskStatus.RUNNING, status(id));
         down.set(false);
         w.complete(d, "offered again");
         assertEquals(TaskStatus.COMPLETED, await(id).status());
         assertEquals(id, w.next(TaskResultAck.class).taskId());
         assertTrue(router.task(id).orElseThrow().result().orElseThrow().contains("offered again"));
+    }
+
+    @Test
+    void aBatchTheQueueRefusedOnceIsStoredASecondLaterWithoutTheWorkerSendingItAgain() throws InterruptedException {
+        FakeWorker w = new FakeWorker("laptop");
+        TaskDispatch d = runningOn(w);
+        failures.set(1);
+        w.complete(d, "stored at the second try");
+        assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
+        assertEquals(d.taskId(), w.next(TaskResultAck.class).taskId());
+        assertTrue(router.task(d.taskId()).orElseThrow().result().orElseThrow().contains("second try"));
     }
 
     @Test
