@@ -14,6 +14,7 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,20 +75,50 @@ final class Admission {
         if (specs.isEmpty()) {
             return;
         }
+        // A task a worker with a free slot and no queued work would claim next is claimed as it is queued: one write.
+        // Slots go to the batch's tasks by priority, as a claim would take them.
+        Map<WorkerSession, Integer> planned = new HashMap<>();
+        List<Optional<WorkerSession>> claimers = new ArrayList<>(java.util.Collections.nCopies(specs.size(),
+                Optional.empty()));
+        java.util.stream.IntStream.range(0, specs.size()).boxed()
+                .sorted(java.util.Comparator.comparingInt((Integer k) -> -specs.get(k).priority()))
+                .forEach(k -> {
+                    NewTask spec = specs.get(k);
+                    Optional<WorkerSession> claimer = spec.held() || spec.runAt().isPresent() ? Optional.empty()
+                            : dispatch.claimerOnAdd(spec.tool(), spec.targetWorker(), spec.requester(), planned);
+                    claimer.ifPresent(s -> planned.merge(s, 1, Integer::sum));
+                    claimers.set(k, claimer);
+                });
         List<Enqueued> added;
         try {
-            added = queue.addAll(specs);
+            added = queue.addAll(specs, claimers.stream().map(c -> c.map(s -> s.id)).toList(), settings.lease());
         } catch (RuntimeException e) {
             admitted.forEach(i -> answers.get(i).completeExceptionally(e));
             return;
         }
-        state.workMayBeQueued();
+        if (added.stream().anyMatch(e -> e.created() && e.task().status() == TaskStatus.QUEUED)) {
+            state.workMayBeQueued();
+        }
+        List<Optional<WorkerSession>> claimedFor = new ArrayList<>();
         for (int k = 0; k < admitted.size(); k++) {
-            int i = admitted.get(k);
-            try {
-                answers.get(i).complete(admitted(added.get(k), requests.get(i)));
-            } catch (RuntimeException e) {
-                answers.get(i).completeExceptionally(e);
+            Enqueued enqueued = added.get(k);
+            Task task = enqueued.task();
+            // Claimed as planned only if the queue did (a provider may add every task queued).
+            claimedFor.add(claimers.get(k).filter(s -> enqueued.created() && task.status() == TaskStatus.CLAIMED
+                    && task.leaseOwner().equals(Optional.of(s.id))));
+        }
+        // The tasks claimed on adding are sent first: a claim for the others must not take the slots they hold.
+        for (boolean claimedPass : new boolean[]{true, false}) {
+            for (int k = 0; k < admitted.size(); k++) {
+                if (claimedFor.get(k).isPresent() != claimedPass) {
+                    continue;
+                }
+                int i = admitted.get(k);
+                try {
+                    answers.get(i).complete(admitted(added.get(k), requests.get(i), claimedFor.get(k)));
+                } catch (RuntimeException e) {
+                    answers.get(i).completeExceptionally(e);
+                }
             }
         }
     }
@@ -134,7 +165,7 @@ final class Admission {
     }
 
     /** What became of a call once queued: a duplicate, held for approval, or dispatched if a worker is free. */
-    private Submission admitted(Enqueued enqueued, TaskRequest request) {
+    private Submission admitted(Enqueued enqueued, TaskRequest request, Optional<WorkerSession> claimedFor) {
         Task task = enqueued.task();
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
@@ -144,14 +175,18 @@ final class Admission {
             state.listeners.forEach(l -> l.submitted(task, false));
             return new Submission(task, Submission.Outcome.HELD, Optional.empty());
         }
-        return dispatchNow(task, request.requester());
+        return dispatchNow(task, request.requester(), claimedFor);
     }
 
-    /** Hands a queued task to a worker that has a free slot, if one is online; says where it went. */
-    private Submission dispatchNow(Task queued, Optional<String> requester) {
+    /**
+     * Hands a queued task to a worker that has a free slot, if one is online, or sends it to the worker it was
+     * claimed for as it was queued; says where it went.
+     */
+    private Submission dispatchNow(Task queued, Optional<String> requester, Optional<WorkerSession> claimedFor) {
         Task task = queued;
         List<WorkerSession> candidates = dispatch.candidates(task, requester);
-        for (WorkerSession s : candidates) {
+        claimedFor.ifPresent(s -> dispatch.dispatchClaimed(s, queued));
+        for (WorkerSession s : claimedFor.isPresent() ? List.<WorkerSession>of() : candidates) {
             if (state.inflight.containsKey(task.id())) {
                 // Claimed with one submitted before it (submitAll).
                 break;
@@ -188,7 +223,7 @@ final class Admission {
         }
         LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
         state.workMayBeQueued();
-        return dispatchNow(queued, queued.requester());
+        return dispatchNow(queued, queued.requester(), Optional.empty());
     }
 
     /** A held task refused, or left unanswered: cancelled, unless it was approved meanwhile (CONFLICT then). */

@@ -71,6 +71,34 @@ final class Dispatch {
         return tools;
     }
 
+    /**
+     * The worker a new task may be claimed for as it is queued ({@link TaskQueue#addAll(List, List, Duration)}): the
+     * one a claim right after queueing it would have come from (the first of its candidates with a free slot that may
+     * claim its tool; {@code planned} counts the slots given to earlier tasks of the same batch), if that worker's
+     * last claim found no more work for it and nothing was queued since, so the task overtakes none that waits.
+     * Empty when it must be queued and claimed as usual.
+     */
+    Optional<WorkerSession> claimerOnAdd(String tool, Optional<String> target, Optional<String> requester,
+                                         java.util.Map<WorkerSession, Integer> planned) {
+        Optional<String> active = requester.flatMap(state::activeWorker);
+        List<WorkerSession> candidates = state.sessions.values().stream()
+                .filter(s -> s.tools.containsKey(tool) && target.map(s.id::equals).orElse(true))
+                .sorted(Comparator.comparing((WorkerSession s) -> !active.map(s.id::equals).orElse(false))
+                        .thenComparingDouble(WorkerSession::load))
+                .toList();
+        for (WorkerSession s : candidates) {
+            if (s.freeSlots() > planned.getOrDefault(s, 0) && claimable(s).contains(tool)) {
+                return s.drainedAt == state.workEpoch ? Optional.of(s) : Optional.empty();
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Sends a task claimed for {@code s} as it was queued; the worker's claims are as they were. */
+    void dispatchClaimed(WorkerSession s, Task task) {
+        dispatch(s, task);
+    }
+
     /** Claims work for the worker's free slots and dispatches it. */
     void pump(WorkerSession s) {
         int free = s.freeSlots();

@@ -212,7 +212,7 @@ class BatchedResultsTest extends RouterFixture {
             assertTrue(refused.getCause() instanceof RouterException r && r.kind() == RouterException.Kind.BAD_REQUEST,
                     "the bad call alone is refused: " + refused.getCause());
             assertEquals(List.of(1, 7), addSizes, "the first call alone, then the seven sent while it was queued");
-            assertEquals(2, claims.get(), "one claim per batch, not one per task");
+            assertEquals(0, claims.get(), "the worker had found the queue drained: each task claimed as it was queued");
             for (int i = 0; i < 8; i++) {
                 assertTrue(ids.contains(w.next(TaskDispatch.class).taskId()));
             }
@@ -310,6 +310,81 @@ class BatchedResultsTest extends RouterFixture {
         assertEquals(TaskStatus.COMPLETED, router.completion(queued.task().id()).get(10,
                 java.util.concurrent.TimeUnit.SECONDS).status());
         assertTrue(reads.get() > 0);
+    }
+
+    @Test
+    void aTaskForAWorkerThatDrainedTheQueueIsClaimedAsItIsQueued() throws Exception {
+        FakeWorker w = idleWorkerOver(batching(openQueue()));
+        Submission s = router.submit(TaskRequest.of("run_shell", params("{}")));
+        assertEquals(Submission.Outcome.RUNNING, s.outcome());
+        assertEquals(TaskStatus.CLAIMED, queue.get(s.task().id()).orElseThrow().status());
+        assertEquals(0, claims.get(), "one write queued and claimed it");
+        TaskDispatch d = w.next(TaskDispatch.class);
+        assertEquals(s.task().id(), d.taskId());
+        assertEquals(1, d.attempt());
+        w.accept(d);
+        w.complete(d, "done");
+        assertEquals(TaskStatus.COMPLETED, router.completion(s.task().id()).get(10,
+                java.util.concurrent.TimeUnit.SECONDS).status());
+    }
+
+    @Test
+    void aTaskQueuedBehindOthersIsNotClaimedAheadOfThem() throws Exception {
+        queue = batching(openQueue());
+        start(quietPolls(), Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 1, FakeWorker.tool("run_shell", false));
+        Submission first = router.submit(TaskRequest.of("run_shell", params("{}")));
+        Submission second = router.submit(TaskRequest.of("run_shell", params("{}")));
+        Submission third = router.submit(TaskRequest.of("run_shell", params("{}")));
+        assertEquals(Submission.Outcome.RUNNING, first.outcome());
+        assertEquals(Submission.Outcome.QUEUED_BUSY, second.outcome());
+        assertEquals(Submission.Outcome.QUEUED_BUSY, third.outcome());
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        w.complete(d, "first");
+        // The slot freed: the older of the two waiting goes first, and a new call queues behind the last.
+        TaskDispatch next = nextDispatch(w);
+        assertEquals(second.task().id(), next.taskId());
+        Submission fourth = router.submit(TaskRequest.of("run_shell", params("{}")));
+        assertEquals(Submission.Outcome.QUEUED_BUSY, fourth.outcome());
+        assertEquals(TaskStatus.QUEUED, queue.get(fourth.task().id()).orElseThrow().status());
+        w.accept(next);
+        w.complete(next, "second");
+        assertEquals(third.task().id(), nextDispatch(w).taskId());
+    }
+
+    @Test
+    void aQueueThatDoesNotClaimOnAddingStillHasTheTaskDispatchedAtOnce() throws Exception {
+        TaskQueue memory = openQueue();
+        // As a provider that keeps TaskQueue's default: every task added queued.
+        queue = batching((TaskQueue) Proxy.newProxyInstance(TaskQueue.class.getClassLoader(),
+                new Class<?>[]{TaskQueue.class}, (proxy, method, args) -> {
+                    try {
+                        if (method.getName().equals("addAll") && args.length == 3) {
+                            return memory.addAll((List<dev.efferent.queue.NewTask>) args[0]);
+                        }
+                        return method.invoke(memory, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }));
+        FakeWorker w = idleWorkerOver(queue);
+        Submission s = router.submit(TaskRequest.of("run_shell", params("{}")));
+        assertEquals(Submission.Outcome.RUNNING, s.outcome());
+        assertEquals(1, claims.get(), "claimed after it was queued");
+        assertEquals(s.task().id(), w.next(TaskDispatch.class).taskId());
+    }
+
+    /** A router over {@code q} with one idle worker of two slots, its claims counted from zero. */
+    private FakeWorker idleWorkerOver(TaskQueue q) {
+        queue = q;
+        start(quietPolls(), Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        router.workers(); // once the router's thread is past the registration and its claim
+        claims.set(0);
+        return w;
     }
 
     /** The next dispatch, past the acknowledgements sent before it. */

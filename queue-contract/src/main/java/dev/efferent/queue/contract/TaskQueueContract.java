@@ -62,6 +62,14 @@ public abstract class TaskQueueContract {
         return false;
     }
 
+    /**
+     * Whether the provider claims tasks as it adds them ({@link TaskQueue#addAll(List, List, Duration)}); one that keeps
+     * the default adds them all queued (false here, as in the SPI).
+     */
+    protected boolean claimsOnAdd() {
+        return false;
+    }
+
     @BeforeEach
     void openTheQueue() {
         queue = openQueue(clock);
@@ -608,6 +616,51 @@ public abstract class TaskQueueContract {
         assertEquals(TaskStatus.AWAITING_APPROVAL, added.get(4).task().status());
         assertEquals(3, queue.countQueued(), "the old task and two new ones are queued; the held one is not");
         assertEquals(List.of(), queue.addAll(List.of()));
+    }
+
+    @Test
+    void addAllClaimsTheTasksItMayForTheWorkersNamed() {
+        Task before = queue.enqueue(NewTask.builder("t", "{}").idempotencyKey("k-old").build());
+        List<Enqueued> added = queue.addAll(List.of(
+                NewTask.builder("t", "{\"n\":1}").build(),
+                NewTask.builder("t", "{\"n\":2}").build(),
+                NewTask.builder("t", "{\"n\":3}").idempotencyKey("k-old").build(),
+                NewTask.builder("t", "{\"n\":4}").held().build(),
+                NewTask.builder("t", "{\"n\":5}").runAt(clock.instant().plusSeconds(60)).build(),
+                NewTask.builder("t", "{\"n\":6}").targetWorker("w2").build(),
+                NewTask.builder("t", "{\"n\":7}").targetWorker("w1").build()),
+                List.of(Optional.of("w1"), Optional.empty(), Optional.of("w1"), Optional.of("w1"), Optional.of("w1"),
+                        Optional.of("w1"), Optional.of("w1")), LEASE);
+        assertEquals(7, added.size());
+        List<TaskStatus> claimed = claimsOnAdd() ? List.of(TaskStatus.CLAIMED, TaskStatus.QUEUED, TaskStatus.QUEUED,
+                TaskStatus.AWAITING_APPROVAL, TaskStatus.QUEUED, TaskStatus.QUEUED, TaskStatus.CLAIMED)
+                : List.of(TaskStatus.QUEUED, TaskStatus.QUEUED, TaskStatus.QUEUED, TaskStatus.AWAITING_APPROVAL,
+                TaskStatus.QUEUED, TaskStatus.QUEUED, TaskStatus.QUEUED);
+        assertEquals(claimed, added.stream().map(e -> e.task().status()).toList(),
+                "claimed only when due, not held, not meant for another worker and not a key used before");
+        assertEquals(before.id(), added.get(2).task().id());
+        assertEquals(List.of(true, true, false, true, true, true, true), added.stream().map(Enqueued::created).toList());
+        if (!claimsOnAdd()) {
+            return;
+        }
+        Task first = added.get(0).task();
+        assertEquals(Optional.of("w1"), first.leaseOwner());
+        assertEquals(1, first.attempt());
+        assertEquals(Optional.of(clock.instant().plus(LEASE)), first.leaseExpiresAt());
+        Task stored = queue.get(first.id()).orElseThrow();
+        assertEquals(List.of(TaskStatus.CLAIMED, Optional.of("w1"), 1), List.of(stored.status(), stored.leaseOwner(),
+                stored.attempt()), "stored as returned");
+        // Not claimed a second time; the others are claimed as usual.
+        assertEquals(Set.of(before.id(), added.get(1).task().id()), Set.copyOf(ids(claim("w1", 10, "t"))));
+        assertEquals(List.of(added.get(5).task().id()), ids(claim("w2", 10, "t")));
+        // The worker it was claimed for starts and completes it as any claimed task; a lease not renewed runs out.
+        assertEquals(TaskStatus.RUNNING, queue.start(first.id(), "w1", LEASE).status());
+        assertEquals(TaskStatus.COMPLETED, queue.complete(first.id(), "{}").status());
+        clock.advance(LEASE.plusSeconds(1));
+        assertTrue(ids(queue.requeueExpiredLeases()).contains(added.get(6).task().id()));
+        assertEquals(TaskStatus.QUEUED, queue.get(added.get(6).task().id()).orElseThrow().status());
+        assertThrows(IllegalArgumentException.class, () -> queue.addAll(List.of(NewTask.builder("t", "{}").build()),
+                List.of(), LEASE));
     }
 
     @Test

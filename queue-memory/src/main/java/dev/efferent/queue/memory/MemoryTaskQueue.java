@@ -77,6 +77,25 @@ final class MemoryTaskQueue implements TaskQueue {
     }
 
     @Override
+    public synchronized List<Enqueued> addAll(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+        TaskQueue.checkClaimFor(specs, claimFor, lease);
+        List<Enqueued> added = new ArrayList<>(specs.size());
+        for (int i = 0; i < specs.size(); i++) {
+            Enqueued e = add(specs.get(i));
+            Optional<String> owner = claimFor.get(i);
+            Instant now = clock.instant();
+            if (e.created() && owner.isPresent() && TaskQueue.claimableOnAdd(specs.get(i), owner.get(), now)) {
+                Entry entry = tasks.get(e.task().id());
+                Task t = entry.task;
+                e = new Enqueued(update(entry, with(t, TaskStatus.CLAIMED, 1, owner, Optional.of(now.plus(lease)),
+                        t.result(), t.error(), t.runAt(), now), now), true);
+            }
+            added.add(e);
+        }
+        return added;
+    }
+
+    @Override
     public synchronized List<Task> claim(ClaimRequest request) {
         checkOpen();
         Instant now = clock.instant();

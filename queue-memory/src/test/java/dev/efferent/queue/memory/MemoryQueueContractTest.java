@@ -12,4 +12,9 @@ class MemoryQueueContractTest extends TaskQueueContract {
     protected TaskQueue openQueue(Clock clock) {
         return new MemoryQueueProvider().open(Settings.empty(), clock);
     }
+
+    @Override
+    protected boolean claimsOnAdd() {
+        return true;
+    }
 }

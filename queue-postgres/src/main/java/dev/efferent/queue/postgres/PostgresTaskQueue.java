@@ -120,13 +120,23 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Enqueued> addAll(List<NewTask> specs) {
+        return add(specs, java.util.Collections.nCopies(specs.size(), Optional.empty()), Duration.ZERO);
+    }
+
+    @Override
+    public List<Enqueued> addAll(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+        TaskQueue.checkClaimFor(specs, claimFor, lease);
+        return add(specs, claimFor, lease);
+    }
+
+    private List<Enqueued> add(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
         if (specs.isEmpty()) {
             return List.of();
         }
         List<Enqueued> all;
         if (specs.size() <= MAX_ROWS && specs.stream().allMatch(spec -> spec.idempotencyKey().isEmpty())) {
             // The usual case: one multi-row INSERT in autocommit, one commit for the lot, nothing to read after it.
-            all = db.runStatement("enqueue tasks", ex -> insert(ex, specs));
+            all = db.runStatement("enqueue tasks", ex -> insert(ex, specs, claimFor, lease));
         } else {
             // Several statements (chunks, or the reads of tasks whose keys were used): one transaction, so that a
             // failure leaves none of them queued rather than some queued and their callers told otherwise.
@@ -136,7 +146,8 @@ final class PostgresTaskQueue implements TaskQueue {
                 Enqueued[] added = new Enqueued[specs.size()];
                 for (int from = 0; from < order.size(); from += MAX_ROWS) {
                     List<Integer> chunk = order.subList(from, Math.min(order.size(), from + MAX_ROWS));
-                    List<Enqueued> done = insert(tx, chunk.stream().map(specs::get).toList());
+                    List<Enqueued> done = insert(tx, chunk.stream().map(specs::get).toList(),
+                            chunk.stream().map(claimFor::get).toList(), lease);
                     for (int k = 0; k < chunk.size(); k++) {
                         added[chunk.get(k)] = done.get(k);
                     }
@@ -158,25 +169,30 @@ final class PostgresTaskQueue implements TaskQueue {
                 .toList();
     }
 
-    /** One multi-row INSERT; a task whose idempotency key was used (before, or earlier in the list) is read back. */
-    private List<Enqueued> insert(DbExecute ex, List<NewTask> specs) {
+    /**
+     * One multi-row INSERT; a task whose idempotency key was used (before, or earlier in the list) is read back. A task
+     * {@code claimFor} names a worker for is inserted claimed by it, when it may be (TaskQueue.claimableOnAdd).
+     */
+    private List<Enqueued> insert(DbExecute ex, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
         Instant now = clock.instant();
         List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
         List<Integer> order = byKey(specs);
-        List<Object> params = new ArrayList<>(specs.size() * 13);
+        List<Object> params = new ArrayList<>(specs.size() * 16);
         StringBuilder values = new StringBuilder();
         for (int i : order) {
             NewTask spec = specs.get(i);
-            values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)");
-            params.addAll(java.util.Arrays.asList(ids.get(i), spec.tool(), spec.params(), spec.priority(), status(spec),
+            Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, now));
+            values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            params.addAll(java.util.Arrays.asList(ids.get(i), spec.tool(), spec.params(), spec.priority(),
+                    owner.isPresent() ? TaskStatus.CLAIMED.name() : status(spec), owner.isPresent() ? 1 : 0,
                     spec.maxAttempts(), at(spec.runAt().orElse(now)), spec.timeout().toMillis(),
                     spec.targetWorker().orElse(null), spec.requester().orElse(null), spec.idempotencyKey().orElse(null),
-                    at(now), at(now)));
+                    owner.orElse(null), owner.isPresent() ? at(now.plus(lease)) : null, at(now), at(now)));
         }
         Map<String, Task> inserted = ex.query("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
-                        + "requester, idempotency_key, created_at, updated_at) VALUES " + values
+                        + "requester, idempotency_key, lease_owner, lease_expires_at, created_at, updated_at) VALUES " + values
                         + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
                 params.toArray()).map(TaskRows::task).collect(Collectors.toMap(Task::id, task -> task));
         List<Enqueued> result = new ArrayList<>(specs.size());

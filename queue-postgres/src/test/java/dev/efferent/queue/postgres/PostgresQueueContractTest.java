@@ -34,4 +34,9 @@ class PostgresQueueContractTest extends TaskQueueContract {
     protected boolean durable() {
         return true;
     }
+
+    @Override
+    protected boolean claimsOnAdd() {
+        return true;
+    }
 }
