@@ -295,7 +295,7 @@ final class QueueBench {
         return out;
     }
 
-    private static void sql(String statement) throws Exception {
+    static void sql(String statement) throws Exception {
         Properties props = new Properties();
         props.setProperty("user", USER);
         try (Connection c = DriverManager.getConnection(URL, props); Statement s = c.createStatement()) {
