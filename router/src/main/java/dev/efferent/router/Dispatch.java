@@ -47,10 +47,14 @@ final class Dispatch {
 
     /** Online workers that could run {@code task}: its target only, else the requester's active worker, then the least loaded. */
     List<WorkerSession> candidates(Task task, Optional<String> requester) {
+        return candidates(task.tool(), task.targetWorker(), requester);
+    }
+
+    private List<WorkerSession> candidates(String tool, Optional<String> target, Optional<String> requester) {
         Optional<String> active = requester.flatMap(state::activeWorker);
         List<WorkerSession> list = new ArrayList<>(state.sessions.values().stream()
-                .filter(s -> s.tools.containsKey(task.tool()))
-                .filter(s -> task.targetWorker().map(s.id::equals).orElse(true))
+                .filter(s -> s.tools.containsKey(tool))
+                .filter(s -> target.map(s.id::equals).orElse(true))
                 .toList());
         list.sort(Comparator.comparing((WorkerSession s) -> !active.map(s.id::equals).orElse(false))
                 .thenComparingDouble(WorkerSession::load));
@@ -80,13 +84,7 @@ final class Dispatch {
      */
     Optional<WorkerSession> claimerOnAdd(String tool, Optional<String> target, Optional<String> requester,
                                          java.util.Map<WorkerSession, Integer> planned) {
-        Optional<String> active = requester.flatMap(state::activeWorker);
-        List<WorkerSession> candidates = state.sessions.values().stream()
-                .filter(s -> s.tools.containsKey(tool) && target.map(s.id::equals).orElse(true))
-                .sorted(Comparator.comparing((WorkerSession s) -> !active.map(s.id::equals).orElse(false))
-                        .thenComparingDouble(WorkerSession::load))
-                .toList();
-        for (WorkerSession s : candidates) {
+        for (WorkerSession s : candidates(tool, target, requester)) {
             if (s.freeSlots() > planned.getOrDefault(s, 0) && claimable(s).contains(tool)) {
                 return s.drainedAt == state.workEpoch ? Optional.of(s) : Optional.empty();
             }
