@@ -346,6 +346,7 @@ final class Worker implements AutoCloseable {
             }
         }
         heartbeats.shutdownNow();
+        journal.close();
         LOG.log(Level.INFO, "Worker {0} stopped", settings.name());
     }
 }

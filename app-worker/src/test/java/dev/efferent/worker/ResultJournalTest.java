@@ -28,9 +28,17 @@ class ResultJournalTest {
         TaskResult result = TaskResult.completed("t1", callToolResult, 5);
         journal.record(result);
         assertEquals(List.of(result), journal.pending());
-        assertEquals(List.of(result), new ResultJournal(dir, new ProtocolCodec()).pending(), "survives a restart");
-        journal.acknowledge("t1");
-        assertEquals(List.of(), journal.pending());
+        journal.close();
+        ResultJournal again = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of(result), again.pending(), "survives a restart");
+        again.acknowledge("t1");
+        assertEquals(List.of(), again.pending());
+        again.close();
+        assertEquals(List.of(), new ResultJournal(dir, new ProtocolCodec()).pending(), "the acknowledgement too");
+        if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
+            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                    Files.getPosixFilePermissions(dir.resolve("log"))), "results hold commands' output: the owner's only");
+        }
     }
 
     @Test
@@ -44,28 +52,98 @@ class ResultJournalTest {
     }
 
     @Test
-    void taskIdsCannotNameFilesElsewhere() throws Exception {
+    void aTaskIdCannotNameAFileOrWriteAnEntryOfItsOwn() throws Exception {
+        String hostile = "../../escape\"}\n{\"ack\":\"t1\"}\n";
         ResultJournal journal = new ResultJournal(dir.resolve("journal"), new ProtocolCodec());
-        journal.markRunning("../../escape");
-        assertTrue(Files.exists(dir.resolve("journal/running/.._.._escape")));
-        assertTrue(Files.notExists(dir.resolve("escape")));
+        journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
+        journal.markRunning(hostile);
+        journal.close();
+        ResultJournal afterRestart = new ResultJournal(dir.resolve("journal"), new ProtocolCodec());
+        assertEquals(1, afterRestart.recoverAfterRestart(), "the id came back as it was, as one task");
+        assertEquals(List.of("t1", hostile), afterRestart.pending().stream().map(TaskResult::taskId).toList(),
+                "t1 was not acknowledged by the id's text");
+        try (var files = Files.list(dir)) {
+            assertEquals(List.of(dir.resolve("journal")), files.toList(), "nothing was written outside the journal");
+        }
+        afterRestart.close();
     }
 
     @Test
-    void findsTheResultOfOneTaskWithoutReadingTheOthers() throws Exception {
+    void findsTheResultOfOneTask() {
         ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
         TaskResult mine = TaskResult.ended("t1", ResultStatus.FAILED, "no", 1);
         journal.record(mine);
         journal.record(TaskResult.ended("t2", ResultStatus.FAILED, "no", 1));
+        journal.record(TaskResult.ended("a/b", ResultStatus.FAILED, "no", 1));
         assertEquals(java.util.Optional.of(mine), journal.pending("t1"));
         assertEquals(java.util.Optional.empty(), journal.pending("t3"), "never ran here");
-        // Another id that maps to the same file name is not taken for it.
-        journal.record(TaskResult.ended("a/b", ResultStatus.FAILED, "no", 1));
-        assertEquals(java.util.Optional.empty(), journal.pending("a_b"));
+        assertEquals(java.util.Optional.empty(), journal.pending("a_b"), "only the id itself");
         journal.acknowledge("t1");
         assertEquals(java.util.Optional.empty(), journal.pending("t1"), "acknowledged");
+        journal.close();
+    }
+
+    @Test
+    void aLineCutShortByAKillIsLeftOutAndAnUnreadableOneKeptAside() throws Exception {
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
+        journal.close();
+        Path log = dir.resolve("log");
+        Files.writeString(log, "{not json}\n", java.nio.file.StandardOpenOption.APPEND);
+        journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.record(TaskResult.ended("t2", ResultStatus.FAILED, "no", 1));
+        journal.close();
+        // Killed in the middle of the next line.
+        Files.writeString(log, "{\"running\":\"t3", java.nio.file.StandardOpenOption.APPEND);
+
+        ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(0, afterRestart.recoverAfterRestart(), "the cut line is no task");
+        assertEquals(List.of("t1", "t2"), afterRestart.pending().stream().map(TaskResult::taskId).toList());
+        try (var files = Files.list(dir)) {
+            assertTrue(files.anyMatch(f -> f.getFileName().toString().startsWith("log.broken-")),
+                    "the journal with the unreadable line is kept aside");
+        }
+        afterRestart.acknowledge("t1");
+        assertEquals(List.of("t2"), new ResultJournal(dir, new ProtocolCodec()).pending().stream()
+                .map(TaskResult::taskId).toList(), "a line appended after the cut one reads as its own");
+        afterRestart.close();
+    }
+
+    @Test
+    void theLogIsRewrittenWithWhatIsOpenOnceItHasGrown() throws Exception {
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.record(TaskResult.ended("kept", ResultStatus.FAILED, "never acknowledged", 1));
+        String text = "x".repeat(500);
+        for (int i = 0; i < 5_000; i++) {
+            journal.markRunning("t" + i);
+            journal.record(TaskResult.ended("t" + i, ResultStatus.FAILED, text, 1));
+            journal.acknowledge("t" + i);
+        }
+        journal.close();
+        assertTrue(Files.size(dir.resolve("log")) < 2 * ResultJournal.COMPACT_AFTER_BYTES,
+                "5,000 results of 500 bytes, a log of " + Files.size(dir.resolve("log")) + " bytes");
+        assertEquals(List.of("kept"), new ResultJournal(dir, new ProtocolCodec()).pending().stream()
+                .map(TaskResult::taskId).toList());
+    }
+
+    @Test
+    void takesOverTheFilesOfAnEarlierVersion() throws Exception {
+        ProtocolCodec codec = new ProtocolCodec();
+        Files.createDirectories(dir.resolve("running"));
+        Files.createDirectories(dir.resolve("results"));
+        Files.writeString(dir.resolve("running/t1"), "");
+        Files.writeString(dir.resolve("results/t2.json"), codec.encode(TaskResult.ended("t2", ResultStatus.FAILED,
+                "no", 1)));
         Files.writeString(dir.resolve("results/t9.json"), "{not json");
-        assertEquals(java.util.Optional.empty(), journal.pending("t9"), "an unreadable file is no result");
-        assertTrue(Files.exists(dir.resolve("results/t9.json.broken")), "and is moved aside");
+
+        ResultJournal journal = new ResultJournal(dir, codec);
+        assertEquals(1, journal.recoverAfterRestart());
+        assertEquals(List.of("t2", "t1"), journal.pending().stream().map(TaskResult::taskId).toList());
+        assertTrue(Files.notExists(dir.resolve("running")), "taken over");
+        assertEquals(List.of(dir.resolve("results/t9.json")), Files.list(dir.resolve("results")).toList(),
+                "an unreadable file is left where it is");
+        journal.close();
+        assertEquals(List.of("t2", "t1"), new ResultJournal(dir, codec).pending().stream().map(TaskResult::taskId)
+                .toList(), "and kept in the new journal");
     }
 }
