@@ -179,6 +179,8 @@ class WorkerFailureTest extends BrainFixture {
         Path journal = dir.resolve("state-laptop/journal/log");
         assertTrue(Files.readString(journal).contains("\"result\":{\"type\":\"task:result\",\"taskId\":\"" + id + "\""),
                 "the result waits in the journal:\n" + Files.readString(journal));
+        assertTrue(!Files.readString(journal).contains("{\"ack\":\"" + id + "\"}"), "not acknowledged yet:\n"
+                + Files.readString(journal));
 
         startBrain(true, port, Map.of());
         awaitWorker("laptop", true, 30);

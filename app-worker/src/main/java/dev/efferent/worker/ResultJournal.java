@@ -1,6 +1,7 @@
 package dev.efferent.worker;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.protocol.ProtocolCodec;
@@ -13,6 +14,7 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
@@ -35,30 +37,36 @@ import java.util.Set;
  * Keeps every result on disk until the brain acknowledges it, and marks every task while it runs, so that neither a
  * dropped link nor a worker restart loses a task. One file, {@code log}, that only grows: a line (a JSON object) when a
  * task starts running, when its result is recorded, when the brain acknowledges it and when a task is handed back;
- * the state is also held in memory. The file is rewritten with only what is still open when it has grown well past
- * that, and at every start. Decision 29 has why (a file per task cost the worker a fifth of its CPU per task).
+ * what is open is also held in memory (each result as its line). The file is rewritten with only what is open when it
+ * has grown well past that, and at every start. Decision 29 has why (a file per task cost the worker a quarter of its
+ * CPU per task).
  * <p>
  * Appends are not forced to the disk, as the files before them were not: a killed worker loses nothing; a machine
- * that loses power may lose the last lines. A line cut short by a kill is ignored when the journal is read again.
+ * that loses power may lose the last lines. A rewrite is forced before it replaces the log. A line cut short (a kill,
+ * a full disk) is ignored when the journal is read again, and never has another appended to it.
  */
 final class ResultJournal implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ResultJournal.class.getName());
     static final String RESTARTED = "worker restarted while running";
-    /** The log is rewritten once it is past this size and four times what is still open. */
+    /** The log is rewritten once it is past this size and four times what is open. */
     static final long COMPACT_AFTER_BYTES = 1 << 20;
 
-    /** A recorded result, its line in the log, and when it was recorded. */
-    private record Held(TaskResult result, String line, Instant at) {
+    /** A recorded result as its line in the log, and when it was recorded. */
+    private record Held(String line, Instant at) {
     }
 
     private final Path dir;
     private final Path log;
     private final ProtocolCodec codec;
-    private final ObjectMapper json = new ObjectMapper();
+    private final ObjectMapper json = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
     private final Set<String> running = new LinkedHashSet<>();
     private final Map<String, Held> results = new LinkedHashMap<>();
     private FileChannel channel;
+    private boolean closed;
+    /** Where the log's last whole line ends: its size, unless a write failed part way. */
     private long logBytes;
+    /** About the size of a log of only what is open. */
+    private long openBytes;
     /** The size past which the log is rewritten; moved on after a rewrite failed, so it is not tried every line. */
     private long rewriteAfter = COMPACT_AFTER_BYTES;
 
@@ -74,9 +82,17 @@ final class ResultJournal implements AutoCloseable {
                 replay();
             }
             importFileJournal();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the result journal in " + dir + ": " + e.getMessage(), e);
+        }
+        try {
             rewrite();
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot open the result journal in " + dir + ": " + e.getMessage(), e);
+            // A full disk, say: the worker still starts and delivers what it holds; the log goes on from its last
+            // whole line.
+            LOG.log(Level.WARNING, "Could not rewrite the result journal " + log + " (" + e.getMessage() + "); "
+                    + "appending to it as it is", e);
+            openForAppend();
         }
     }
 
@@ -92,6 +108,7 @@ final class ResultJournal implements AutoCloseable {
 
     synchronized void markRunning(String taskId) {
         if (running.add(taskId)) {
+            openBytes += entry("running", taskId).length();
             append(entry("running", taskId));
         }
     }
@@ -100,51 +117,76 @@ final class ResultJournal implements AutoCloseable {
     synchronized void record(TaskResult result) {
         Instant at = Instant.now();
         String line = "{\"at\":" + at.toEpochMilli() + ",\"result\":" + codec.encode(result) + "}\n";
-        running.remove(result.taskId());
-        results.put(result.taskId(), new Held(result, line, at));
+        // Held in memory first: if the disk refuses the line, the result is still offered until acknowledged.
+        clearRunning(result.taskId());
+        putResult(result.taskId(), new Held(line, at));
         append(line);
     }
 
     /** Forgets a task that ended without a result (handed back): no running mark, no result. */
     synchronized void forget(String taskId) {
-        boolean known = running.remove(taskId);
-        if (results.remove(taskId) != null || known) {
+        if (running.contains(taskId) || results.containsKey(taskId)) {
+            clearRunning(taskId);
+            removeResult(taskId);
             append(entry("forget", taskId));
         }
     }
 
     /** The brain has stored the result: forget it. */
     synchronized void acknowledge(String taskId) {
-        if (results.remove(taskId) != null) {
+        if (results.containsKey(taskId)) {
+            removeResult(taskId);
             append(entry("ack", taskId));
         }
     }
 
     /** Results not yet acknowledged, to send after (re)connecting. */
     synchronized List<TaskResult> pending() {
-        return results.values().stream().map(Held::result).toList();
+        return results.values().stream().map(this::result).toList();
     }
 
     /** The result of {@code taskId} if it ran here and the brain has not acknowledged it. */
     synchronized Optional<TaskResult> pending(String taskId) {
-        return Optional.ofNullable(results.get(taskId)).map(Held::result);
+        return Optional.ofNullable(results.get(taskId)).map(this::result);
     }
 
     /** Results not acknowledged although recorded at least {@code age} ago: the brain may have failed to store them. */
     synchronized List<TaskResult> pending(Duration age) {
         Instant before = Instant.now().minus(age);
-        return results.values().stream().filter(h -> !h.at().isAfter(before)).map(Held::result).toList();
+        return results.values().stream().filter(h -> !h.at().isAfter(before)).map(this::result).toList();
     }
 
+    /** Closes the log; a line written after this (a task that ended while the worker stopped) opens it for itself. */
     @Override
     public synchronized void close() {
-        if (channel != null) {
-            try {
-                channel.close();
-            } catch (IOException e) {
-                LOG.log(Level.DEBUG, "Closing the result journal failed", e);
-            }
-            channel = null;
+        closed = true;
+        closeChannel();
+    }
+
+    private TaskResult result(Held held) {
+        try {
+            return (TaskResult) codec.decode(json.readTree(held.line()).get("result").toString());
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a result line this journal wrote does not read back", e);
+        }
+    }
+
+    private void clearRunning(String taskId) {
+        if (running.remove(taskId)) {
+            openBytes -= entry("running", taskId).length();
+        }
+    }
+
+    private void putResult(String taskId, Held held) {
+        removeResult(taskId);
+        results.put(taskId, held);
+        openBytes += held.line().length();
+    }
+
+    private void removeResult(String taskId) {
+        Held gone = results.remove(taskId);
+        if (gone != null) {
+            openBytes -= gone.line().length();
         }
     }
 
@@ -157,23 +199,35 @@ final class ResultJournal implements AutoCloseable {
         }
     }
 
+    /** Appends one line; if the write fails, the log is cut back to its last whole line before the error goes on. */
     private void append(String line) {
         byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
         try {
             if (channel == null) {
-                // Written after close (a task that ended while the worker stopped): kept for the next start.
-                channel = FileChannel.open(log, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                        StandardOpenOption.APPEND), ownerOnly());
+                openForAppend();
             }
             ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            while (buffer.hasRemaining()) {
-                channel.write(buffer);
+            try {
+                while (buffer.hasRemaining()) {
+                    channel.write(buffer);
+                }
+            } catch (IOException e) {
+                try {
+                    channel.truncate(logBytes);
+                } catch (IOException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+                throw e;
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the result journal " + log + ": " + e.getMessage(), e);
+        } finally {
+            if (closed) {
+                closeChannel();
+            }
         }
         logBytes += bytes.length;
-        if (logBytes > rewriteAfter && logBytes > 4 * openBytes()) {
+        if (logBytes > rewriteAfter && logBytes > 4 * openBytes) {
             try {
                 rewrite();
                 rewriteAfter = COMPACT_AFTER_BYTES;
@@ -185,24 +239,37 @@ final class ResultJournal implements AutoCloseable {
         }
     }
 
-    /** About the size of a log of what is still open (characters, not bytes: close enough to decide by). */
-    private long openBytes() {
-        long bytes = 0;
-        for (String id : running) {
-            bytes += entry("running", id).length();
+    /** Opens the log to append to it, cut back to its last whole line (a cut line gets nothing appended to it). */
+    private void openForAppend() {
+        try {
+            channel = FileChannel.open(log, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), ownerOnly());
+            if (channel.size() > logBytes) {
+                channel.truncate(logBytes);
+            }
+            logBytes = channel.size();
+            channel.position(logBytes);
+        } catch (IOException e) {
+            closeChannel();
+            throw new UncheckedIOException("cannot open the result journal " + log + ": " + e.getMessage(), e);
         }
-        for (Held h : results.values()) {
-            bytes += h.line().length();
-        }
-        return bytes;
     }
 
-    /** Writes what is still open to a new log, then puts it in the old one's place. */
+    private void closeChannel() {
+        if (channel != null) {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                LOG.log(Level.DEBUG, "Closing the result journal failed", e);
+            }
+            channel = null;
+        }
+    }
+
+    /** Writes what is open to a new log, forced to the disk, then puts it in the old one's place. */
     private void rewrite() throws IOException {
         StringBuilder text = new StringBuilder();
         running.forEach(id -> text.append(entry("running", id)));
         results.values().forEach(h -> text.append(h.line()));
-        close();
         byte[] content = text.toString().getBytes(StandardCharsets.UTF_8);
         Path temp = dir.resolve("log.tmp");
         Files.deleteIfExists(temp);
@@ -212,10 +279,19 @@ final class ResultJournal implements AutoCloseable {
             while (buffer.hasRemaining()) {
                 out.write(buffer);
             }
+            // It holds every open result at once: it must not be an empty file after a power cut.
+            out.force(true);
+        } catch (IOException e) {
+            Files.deleteIfExists(temp);
+            throw e;
         }
+        closeChannel();
         StateFiles.move(temp, log);
         logBytes = content.length;
-        channel = FileChannel.open(log, StandardOpenOption.WRITE, StandardOpenOption.APPEND);
+        openBytes = text.length();
+        if (!closed) {
+            openForAppend();
+        }
     }
 
     /** Results hold what commands printed: the log is its owner's alone, where the file system says who that is. */
@@ -225,17 +301,31 @@ final class ResultJournal implements AutoCloseable {
                 : new FileAttribute<?>[0];
     }
 
-    /** Reads the log into memory; a line cut short by a kill ends it, a line that is not an entry is skipped. */
+    /**
+     * Reads the log into memory: line by line as bytes, so a line cut in the middle of a character is only that line;
+     * a cut last line ends it, a line that is not an entry is left out.
+     */
     private void replay() throws IOException {
-        String text = Files.readString(log, StandardCharsets.UTF_8);
+        byte[] bytes = Files.readAllBytes(log);
+        var decoder = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
         int broken = 0;
         int from = 0;
-        for (int end = text.indexOf('\n'); end >= 0; from = end + 1, end = text.indexOf('\n', from)) {
-            if (!apply(text.substring(from, end))) {
+        for (int end = indexOf(bytes, from); end >= 0; from = end + 1, end = indexOf(bytes, from)) {
+            String line;
+            try {
+                line = decoder.decode(ByteBuffer.wrap(bytes, from, end - from)).toString();
+            } catch (java.nio.charset.CharacterCodingException e) {
+                broken++;
+                continue;
+            }
+            if (!apply(line)) {
                 broken++;
             }
         }
-        if (from < text.length()) {
+        // What follows the last whole line is cut off when the log is next opened to append.
+        logBytes = from;
+        if (from < bytes.length) {
             LOG.log(Level.INFO, "The result journal''s last line was cut short (the worker was stopped while writing "
                     + "it); it is left out");
         }
@@ -245,6 +335,15 @@ final class ResultJournal implements AutoCloseable {
             LOG.log(Level.WARNING, "{0} lines of the result journal {1} are unreadable and left out; the journal as it "
                     + "was is kept in {2}", broken, log, aside);
         }
+    }
+
+    private static int indexOf(byte[] bytes, int from) {
+        for (int i = from; i < bytes.length; i++) {
+            if (bytes[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private boolean apply(String line) {
@@ -258,19 +357,22 @@ final class ResultJournal implements AutoCloseable {
             return false;
         }
         if (entry.path("running").isTextual()) {
-            running.add(entry.get("running").asText());
+            String id = entry.get("running").asText();
+            if (running.add(id)) {
+                openBytes += entry("running", id).length();
+            }
         } else if (entry.path("ack").isTextual()) {
-            results.remove(entry.get("ack").asText());
+            removeResult(entry.get("ack").asText());
         } else if (entry.path("forget").isTextual()) {
-            running.remove(entry.get("forget").asText());
-            results.remove(entry.get("forget").asText());
+            clearRunning(entry.get("forget").asText());
+            removeResult(entry.get("forget").asText());
         } else if (entry.path("result").isObject() && entry.path("at").canConvertToLong()) {
             try {
                 if (!(codec.decode(entry.get("result").toString()) instanceof TaskResult r)) {
                     return false;
                 }
-                running.remove(r.taskId());
-                results.put(r.taskId(), new Held(r, line + "\n", Instant.ofEpochMilli(entry.get("at").asLong())));
+                clearRunning(r.taskId());
+                putResult(r.taskId(), new Held(line + "\n", Instant.ofEpochMilli(entry.get("at").asLong())));
             } catch (ProtocolException e) {
                 return false;
             }
@@ -282,27 +384,30 @@ final class ResultJournal implements AutoCloseable {
 
     /**
      * Takes over the journal of earlier versions, a file per task ({@code running/<id>}, {@code results/<id>.json}),
-     * so that an upgrade loses no result; an unreadable file is left where it is.
+     * so that an upgrade loses no result; an unreadable file is left where it is. The files go only once the log
+     * holds what they held.
      */
     private void importFileJournal() throws IOException {
         Path oldRunning = dir.resolve("running");
         Path oldResults = dir.resolve("results");
+        List<Path> imported = new ArrayList<>();
         for (Path marker : list(oldRunning)) {
-            if (!marker.getFileName().toString().endsWith(".tmp")) {
-                running.add(marker.getFileName().toString());
+            String id = marker.getFileName().toString();
+            if (running.add(id)) {
+                openBytes += entry("running", id).length();
             }
+            imported.add(marker);
         }
-        List<Path> imported = new ArrayList<>(list(oldRunning));
         for (Path file : list(oldResults)) {
             if (!file.toString().endsWith(".json")) {
                 continue;
             }
             try {
                 if (codec.decode(Files.readString(file)) instanceof TaskResult r) {
-                    running.remove(r.taskId());
                     Instant at = Files.getLastModifiedTime(file).toInstant();
-                    results.put(r.taskId(), new Held(r, "{\"at\":" + at.toEpochMilli() + ",\"result\":"
-                            + codec.encode(r) + "}\n", at));
+                    clearRunning(r.taskId());
+                    putResult(r.taskId(), new Held("{\"at\":" + at.toEpochMilli() + ",\"result\":" + codec.encode(r)
+                            + "}\n", at));
                     imported.add(file);
                 }
             } catch (IOException | ProtocolException e) {
@@ -313,8 +418,14 @@ final class ResultJournal implements AutoCloseable {
         if (imported.isEmpty()) {
             return;
         }
-        // Written to the new log before the old files go.
-        rewrite();
+        try {
+            rewrite();
+        } catch (IOException e) {
+            // Taken over next time; meanwhile they are held in memory, and the old files stay.
+            LOG.log(Level.WARNING, "Could not take over the result journal of an earlier version in " + dir + " ("
+                    + e.getMessage() + "); trying again at the next start", e);
+            return;
+        }
         for (Path file : imported) {
             Files.deleteIfExists(file);
         }

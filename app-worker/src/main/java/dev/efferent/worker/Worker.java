@@ -77,11 +77,18 @@ final class Worker implements AutoCloseable {
         this.runner = new TaskRunner(executor, settings.maxConcurrency(), new TaskRunner.Listener() {
             @Override
             public void reply(Message message) {
-                if (message instanceof TaskResult result) {
-                    journal.record(result);
-                } else if (message instanceof TaskRejected r && r.reason() == RejectReason.SHUTTING_DOWN) {
-                    // Handed back, not finished: nothing to report after a restart.
-                    journal.forget(r.taskId());
+                try {
+                    if (message instanceof TaskResult result) {
+                        journal.record(result);
+                    } else if (message instanceof TaskRejected r && r.reason() == RejectReason.SHUTTING_DOWN) {
+                        // Handed back, not finished: nothing to report after a restart.
+                        journal.forget(r.taskId());
+                    }
+                } catch (RuntimeException e) {
+                    // A full disk, say: the result still goes to the brain and is offered until acknowledged; only a
+                    // restart of this worker before that would lose it.
+                    LOG.log(Level.ERROR, "Could not write a task's " + message.type() + " to the result journal; "
+                            + "sending it anyway", e);
                 }
                 send(message);
                 if (message instanceof TaskRejected r && r.reason() == RejectReason.UNKNOWN_TOOL) {
@@ -95,7 +102,12 @@ final class Worker implements AutoCloseable {
 
             @Override
             public void starting(TaskDispatch dispatch) {
-                journal.markRunning(dispatch.taskId());
+                try {
+                    journal.markRunning(dispatch.taskId());
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "Could not mark task " + dispatch.taskId() + " running in the result journal "
+                            + "(a restart while it runs would not report it)", e);
+                }
                 children.taskStarting();
             }
         }, guard);

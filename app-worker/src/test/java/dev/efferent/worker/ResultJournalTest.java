@@ -34,7 +34,9 @@ class ResultJournalTest {
         again.acknowledge("t1");
         assertEquals(List.of(), again.pending());
         again.close();
-        assertEquals(List.of(), new ResultJournal(dir, new ProtocolCodec()).pending(), "the acknowledgement too");
+        ResultJournal third = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of(), third.pending(), "the acknowledgement too");
+        third.close();
         if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
             assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                     Files.getPosixFilePermissions(dir.resolve("log"))), "results hold commands' output: the owner's only");
@@ -43,12 +45,15 @@ class ResultJournalTest {
 
     @Test
     void tasksRunningWhenTheWorkerStoppedAreReportedAsFailed() {
-        new ResultJournal(dir, new ProtocolCodec()).markRunning("t7");
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.markRunning("t7");
+        journal.close();
         ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
         assertEquals(1, afterRestart.recoverAfterRestart());
         assertEquals(List.of(TaskResult.ended("t7", ResultStatus.FAILED, "worker restarted while running", 0)),
                 afterRestart.pending());
         assertEquals(0, afterRestart.recoverAfterRestart(), "reported once");
+        afterRestart.close();
     }
 
     @Test
@@ -104,8 +109,47 @@ class ResultJournalTest {
                     "the journal with the unreadable line is kept aside");
         }
         afterRestart.acknowledge("t1");
-        assertEquals(List.of("t2"), new ResultJournal(dir, new ProtocolCodec()).pending().stream()
-                .map(TaskResult::taskId).toList(), "a line appended after the cut one reads as its own");
+        afterRestart.close();
+        ResultJournal again = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of("t2"), again.pending().stream().map(TaskResult::taskId).toList(),
+                "a line appended after the cut one reads as its own");
+        again.close();
+    }
+
+    @Test
+    void aLineCutInTheMiddleOfACharacterIsOnlyThatLine() throws Exception {
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "déjà vu", 1));
+        journal.record(TaskResult.ended("t2", ResultStatus.FAILED, "naïve ünïcödé", 1));
+        journal.close();
+        Path log = dir.resolve("log");
+        byte[] bytes = Files.readAllBytes(log);
+        int cut = bytes.length - 1;
+        while ((bytes[cut] & 0xC0) != 0x80) {
+            cut--;
+        }
+        // In the middle of the last line's last two-byte character, as a kill or a full disk can leave it.
+        Files.write(log, java.util.Arrays.copyOf(bytes, cut));
+
+        ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of("t1"), afterRestart.pending().stream().map(TaskResult::taskId).toList());
+        afterRestart.record(TaskResult.ended("t3", ResultStatus.FAILED, "after", 1));
+        afterRestart.close();
+        ResultJournal again = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of("t1", "t3"), again.pending().stream().map(TaskResult::taskId).toList());
+        again.close();
+    }
+
+    @Test
+    void aLineWithAnotherEntryAfterItsOwnIsNotRead() throws Exception {
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
+        journal.close();
+        Files.writeString(dir.resolve("log"), "{\"running\":\"x\"}{\"ack\":\"t1\"}\n",
+                java.nio.file.StandardOpenOption.APPEND);
+        ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of("t1"), afterRestart.pending().stream().map(TaskResult::taskId).toList());
+        assertEquals(0, afterRestart.recoverAfterRestart(), "neither half was taken");
         afterRestart.close();
     }
 
@@ -122,8 +166,9 @@ class ResultJournalTest {
         journal.close();
         assertTrue(Files.size(dir.resolve("log")) < 2 * ResultJournal.COMPACT_AFTER_BYTES,
                 "5,000 results of 500 bytes, a log of " + Files.size(dir.resolve("log")) + " bytes");
-        assertEquals(List.of("kept"), new ResultJournal(dir, new ProtocolCodec()).pending().stream()
-                .map(TaskResult::taskId).toList());
+        ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
+        assertEquals(List.of("kept"), afterRestart.pending().stream().map(TaskResult::taskId).toList());
+        afterRestart.close();
     }
 
     @Test
@@ -140,10 +185,13 @@ class ResultJournalTest {
         assertEquals(1, journal.recoverAfterRestart());
         assertEquals(List.of("t2", "t1"), journal.pending().stream().map(TaskResult::taskId).toList());
         assertTrue(Files.notExists(dir.resolve("running")), "taken over");
-        assertEquals(List.of(dir.resolve("results/t9.json")), Files.list(dir.resolve("results")).toList(),
-                "an unreadable file is left where it is");
+        try (var left = Files.list(dir.resolve("results"))) {
+            assertEquals(List.of(dir.resolve("results/t9.json")), left.toList(), "an unreadable file is left where it is");
+        }
         journal.close();
-        assertEquals(List.of("t2", "t1"), new ResultJournal(dir, codec).pending().stream().map(TaskResult::taskId)
-                .toList(), "and kept in the new journal");
+        ResultJournal afterRestart = new ResultJournal(dir, codec);
+        assertEquals(List.of("t2", "t1"), afterRestart.pending().stream().map(TaskResult::taskId).toList(),
+                "and kept in the new journal");
+        afterRestart.close();
     }
 }
