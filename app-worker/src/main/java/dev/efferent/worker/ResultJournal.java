@@ -108,7 +108,7 @@ final class ResultJournal implements AutoCloseable {
 
     synchronized void markRunning(String taskId) {
         if (running.add(taskId)) {
-            openBytes += entry("running", taskId).length();
+            openBytes += runningLineSize(taskId);
             append(entry("running", taskId));
         }
     }
@@ -173,7 +173,7 @@ final class ResultJournal implements AutoCloseable {
 
     private void clearRunning(String taskId) {
         if (running.remove(taskId)) {
-            openBytes -= entry("running", taskId).length();
+            openBytes -= runningLineSize(taskId);
         }
     }
 
@@ -188,6 +188,11 @@ final class ResultJournal implements AutoCloseable {
         if (gone != null) {
             openBytes -= gone.line().length();
         }
+    }
+
+    /** About the length of a task's running line, without writing it again: {@code {"running":"<id>"}} and a newline. */
+    private static int runningLineSize(String taskId) {
+        return taskId.length() + 15;
     }
 
     private String entry(String kind, String taskId) {
@@ -359,7 +364,7 @@ final class ResultJournal implements AutoCloseable {
         if (entry.path("running").isTextual()) {
             String id = entry.get("running").asText();
             if (running.add(id)) {
-                openBytes += entry("running", id).length();
+                openBytes += runningLineSize(id);
             }
         } else if (entry.path("ack").isTextual()) {
             removeResult(entry.get("ack").asText());
@@ -394,7 +399,7 @@ final class ResultJournal implements AutoCloseable {
         for (Path marker : list(oldRunning)) {
             String id = marker.getFileName().toString();
             if (running.add(id)) {
-                openBytes += entry("running", id).length();
+                openBytes += runningLineSize(id);
             }
             imported.add(marker);
         }

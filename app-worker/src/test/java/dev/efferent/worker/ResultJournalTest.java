@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ResultJournalTest {
@@ -193,5 +194,23 @@ class ResultJournalTest {
         assertEquals(List.of("t2", "t1"), afterRestart.pending().stream().map(TaskResult::taskId).toList(),
                 "and kept in the new journal");
         afterRestart.close();
+    }
+
+    @Test
+    void aResultTheDiskRefusesIsStillOffered() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(Path.of("/dev/full")), "needs Linux's /dev/full");
+        ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
+        journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
+        journal.close();
+        // A full disk: every write fails with ENOSPC.
+        Path log = dir.resolve("log");
+        Path kept = Files.move(log, dir.resolve("log.kept"));
+        Files.createSymbolicLink(log, Path.of("/dev/full"));
+        TaskResult refused = TaskResult.ended("t2", ResultStatus.FAILED, "no room", 1);
+        assertThrows(java.io.UncheckedIOException.class, () -> journal.record(refused));
+        assertEquals(List.of("t1", "t2"), journal.pending().stream().map(TaskResult::taskId).toList(),
+                "held, and offered until acknowledged");
+        Files.delete(log);
+        Files.move(kept, log);
     }
 }
