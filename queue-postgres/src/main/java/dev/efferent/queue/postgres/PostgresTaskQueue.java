@@ -277,14 +277,18 @@ final class PostgresTaskQueue implements TaskQueue {
         params.add(at(now.plus(lease)));
         params.add(at(now));
         // Rows locked in id order, like every statement that changes many (completeAll, renewLeases): two of them
-        // locking the same rows in different orders would deadlock. The commit does not wait for the disk (see
-        // start).
+        // locking the same rows in different orders would deadlock. The rows are found by id alone, their state
+        // checked once they are locked (in a materialized CTE, which the planner does not look into): every status
+        // change leaves a dead row version with an entry in each index on status, thousands on a busy queue until
+        // vacuum comes, and given a state to match the planner scanned those entries (its statistics count live rows
+        // only) rather than the primary key: 1 ms of a call's 2.5 ms (docs/BENCHMARKS.md, section 8). The commit
+        // does not wait for the disk (see start).
         return db.runStatement("start tasks", ex -> ex.query("WITH v(id, owner) AS (VALUES " + values + "), "
-                + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id AND x.lease_owner = v.owner "
-                + "WHERE x.status = 'CLAIMED' ORDER BY x.id FOR UPDATE OF x) "
+                + "l AS MATERIALIZED (SELECT x.id, x.status FROM " + t + " x JOIN v ON x.id = v.id "
+                + "AND x.lease_owner = v.owner ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'RUNNING', progress_percent = NULL, progress_message = NULL, "
                 + "progress_at = NULL, lease_expires_at = ?, updated_at = ? FROM l, " + NO_FLUSH + " WHERE " + t
-                + ".id = l.id AND " + t + ".status = 'CLAIMED' RETURNING " + t + ".*", params.toArray())
+                + ".id = l.id AND l.status = 'CLAIMED' RETURNING " + t + ".*", params.toArray())
                 .map(TaskRows::task).toList());
     }
 
@@ -395,14 +399,14 @@ final class PostgresTaskQueue implements TaskQueue {
         });
         params.add(at(now));
         params.add(at(now));
-        // One statement for the whole batch: one commit instead of one per task. Rows locked in id order (see
-        // startAll).
+        // One statement for the whole batch: one commit instead of one per task. Rows locked in id order and found
+        // by id alone (see startAll).
         List<Task> done = db.runStatement("complete tasks", ex -> ex.query("WITH v(id, result) AS (VALUES " + values + "), "
-                + "l AS (SELECT x.id FROM " + t + " x JOIN v ON x.id = v.id WHERE x.status IN " + LEASED
-                + " ORDER BY x.id FOR UPDATE OF x) "
+                + "l AS MATERIALIZED (SELECT x.id, x.status FROM " + t + " x JOIN v ON x.id = v.id "
+                + "ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'COMPLETED', result = v.result, error = NULL, lease_expires_at = NULL, "
-                + "finished_at = ?, updated_at = ? FROM l JOIN v ON v.id = l.id WHERE " + t + ".id = l.id AND " + t
-                + ".status IN " + LEASED + " RETURNING " + t + ".*", params.toArray()).map(TaskRows::task).toList());
+                + "finished_at = ?, updated_at = ? FROM l JOIN v ON v.id = l.id WHERE " + t + ".id = l.id AND "
+                + "l.status IN " + LEASED + " RETURNING " + t + ".*", params.toArray()).map(TaskRows::task).toList());
         notifier.finished(done.stream().map(Task::id).toList());
         return done;
     }
