@@ -220,12 +220,17 @@ final class PostgresTaskQueue implements TaskQueue {
         // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
         // One statement in autocommit: it locks, updates and returns the rows itself. Its commit waits for the disk:
         // a claimed task is dispatched at once, and a claim lost with the database would let it run twice.
+        // The values that shape the plan are read in sub-selects, where the planner does not see them: with them in
+        // sight, it judged each execution's own plan cheaper than the prepared statement's generic one and planned
+        // every claim afresh, a sixth of the server's CPU in the queue's unbatched row (docs/BENCHMARKS.md, section
+        // 3). The plan is the same either way: one walk of the claim index per tool.
         List<DbRow> rows = db.run("claim tasks", ex -> ex.query(
-                "WITH c AS (SELECT x.id FROM unnest(string_to_array(?, ?)) AS u(tool) CROSS JOIN LATERAL ("
-                        + "SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' AND tool = u.tool "
-                        + "AND run_at <= ? AND (target_worker IS NULL OR target_worker = ?) "
-                        + "ORDER BY priority DESC, run_at, seq LIMIT ? FOR UPDATE SKIP LOCKED) x "
-                        + "ORDER BY x.priority DESC, x.run_at, x.seq LIMIT ?) "
+                "WITH c AS (SELECT x.id FROM unnest((SELECT string_to_array(?::text, ?::text))) AS u(tool) "
+                        + "CROSS JOIN LATERAL (SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' "
+                        + "AND tool = u.tool AND run_at <= (SELECT ?::timestamptz) AND (target_worker IS NULL "
+                        + "OR target_worker = (SELECT ?::text)) ORDER BY priority DESC, run_at, seq "
+                        + "LIMIT (SELECT ?::integer) FOR UPDATE SKIP LOCKED) x "
+                        + "ORDER BY x.priority DESC, x.run_at, x.seq LIMIT (SELECT ?::integer)) "
                         + "UPDATE " + t + " SET status = 'CLAIMED', attempt = attempt + 1, lease_owner = ?, "
                         + "lease_expires_at = ?, updated_at = ? FROM c WHERE " + t + ".id = c.id RETURNING " + t + ".*",
                 tools, SEP, at(now), request.workerId(), request.limit(), request.limit(), request.workerId(),
