@@ -664,6 +664,37 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void completeAllLeavesAloneWhatIsNotInFlight() {
+        Task done = enqueue("t");
+        Task running = enqueue("t");
+        claim("w1", 2, "t");
+        queue.complete(done.id(), "{\"first\":true}");
+        queue.start(running.id(), "w1", LEASE);
+        Task queued = enqueue("t");
+        List<Task> stored = queue.completeAll(java.util.Map.of(done.id(), "{\"again\":true}", running.id(), "{}",
+                queued.id(), "{}", "nope", "{}"));
+        assertEquals(List.of(running.id()), ids(stored), "only the task in flight is completed");
+        assertEquals("{\"first\":true}", queue.get(done.id()).orElseThrow().result().orElseThrow(),
+                "a stored result is never overwritten by a repeated one");
+        assertEquals(TaskStatus.QUEUED, queue.get(queued.id()).orElseThrow().status());
+        assertTrue(queue.get("nope").isEmpty());
+    }
+
+    @Test
+    void startAllLeavesARunningTaskAsItIs() {
+        Task task = enqueue("t");
+        claim("w1", 1, "t");
+        Task running = queue.startAll(java.util.Map.of(task.id(), "w1"), LEASE).getFirst();
+        queue.progress(task.id(), "w1", new dev.efferent.queue.Progress(40, "half way", clock.instant()));
+        assertEquals(List.of(), queue.startAll(java.util.Map.of(task.id(), "w1"), Duration.ofMinutes(9)),
+                "a repeated acceptance starts nothing");
+        Task now = queue.get(task.id()).orElseThrow();
+        assertEquals(TaskStatus.RUNNING, now.status());
+        assertEquals(running.leaseExpiresAt(), now.leaseExpiresAt());
+        assertEquals(40, now.progress().orElseThrow().percent(), "its progress kept");
+    }
+
+    @Test
     void startAllStartsTheTasksStillClaimedByTheirWorker() {
         Task a = enqueue("t");
         Task b = enqueue("t");

@@ -95,6 +95,9 @@ final class PgSchema {
                         "DROP INDEX %1$s.tasks_owner_idx".formatted(s))));
     }
 
+    /** The oldest PostgreSQL the queue's statements run on (12: {@code MATERIALIZED} common table expressions). */
+    static final int MIN_VERSION_NUM = 120000;
+
     /** How long a start waits for a lock: another brain's migration, or a table busy with long transactions. */
     static final Duration LOCK_WAIT = Duration.ofMinutes(5);
     /** How long one statement of a migration may take (an index built over a large table): bounded, not the pool's. */
@@ -111,6 +114,16 @@ final class PgSchema {
         try (Connection c = PgDatabase.dedicated(settings, "efferent-migrate", STATEMENT_WAIT)) {
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
+                try (ResultSet rs = s.executeQuery("SELECT current_setting('server_version_num')::integer, "
+                        + "current_setting('server_version')")) {
+                    rs.next();
+                    if (rs.getInt(1) < MIN_VERSION_NUM) {
+                        // Said at start-up, not at the first batch of results (MATERIALIZED, decision 30).
+                        throw new QueueException("the PostgreSQL server at " + settings.url() + " is version "
+                                + rs.getString(2) + "; the queue needs PostgreSQL 12 or newer: upgrade it, or point "
+                                + "db.url (EFFERENT_DB_URL) at a newer server");
+                    }
+                }
                 s.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT.toSeconds() + "s'");
                 boolean free;
                 try (ResultSet rs = s.executeQuery("SELECT pg_try_advisory_xact_lock(" + LOCK_KEY + ")")) {

@@ -220,21 +220,9 @@ final class PostgresTaskQueue implements TaskQueue {
         // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
         // One statement in autocommit: it locks, updates and returns the rows itself. Its commit waits for the disk:
         // a claimed task is dispatched at once, and a claim lost with the database would let it run twice.
-        // The values that shape the plan are read in sub-selects, where the planner does not see them: with them in
-        // sight, it judged each execution's own plan cheaper than the prepared statement's generic one and planned
-        // every claim afresh, a sixth of the server's CPU in the queue's unbatched row (docs/BENCHMARKS.md, section
-        // 3). The plan is the same either way: one walk of the claim index per tool.
-        List<DbRow> rows = db.run("claim tasks", ex -> ex.query(
-                "WITH c AS (SELECT x.id FROM unnest((SELECT string_to_array(?::text, ?::text))) AS u(tool) "
-                        + "CROSS JOIN LATERAL (SELECT id, priority, run_at, seq FROM " + t + " WHERE status = 'QUEUED' "
-                        + "AND tool = u.tool AND run_at <= (SELECT ?::timestamptz) AND (target_worker IS NULL "
-                        + "OR target_worker = (SELECT ?::text)) ORDER BY priority DESC, run_at, seq "
-                        + "LIMIT (SELECT ?::integer) FOR UPDATE SKIP LOCKED) x "
-                        + "ORDER BY x.priority DESC, x.run_at, x.seq LIMIT (SELECT ?::integer)) "
-                        + "UPDATE " + t + " SET status = 'CLAIMED', attempt = attempt + 1, lease_owner = ?, "
-                        + "lease_expires_at = ?, updated_at = ? FROM c WHERE " + t + ".id = c.id RETURNING " + t + ".*",
-                tools, SEP, at(now), request.workerId(), request.limit(), request.limit(), request.workerId(),
-                at(now.plus(request.lease())), at(now)).toList());
+        List<DbRow> rows = db.run("claim tasks", ex -> ex.query(claimStatement(t, request.limit()),
+                tools, SEP, at(now), request.workerId(), request.workerId(), at(now.plus(request.lease())), at(now))
+                .toList());
         // Each row read once; UPDATE ... RETURNING gives no order, so the claim's order is restored here.
         record Claimed(Task task, long seq) {
         }
@@ -245,6 +233,27 @@ final class PostgresTaskQueue implements TaskQueue {
                         .thenComparingLong(Claimed::seq))
                 .map(Claimed::task)
                 .toList();
+    }
+
+    /**
+     * The claim of at most {@code limit} tasks of {@code table}; parameters: the tools joined by the separator, the
+     * separator, the time, the worker twice, the lease's end, the time. The limit is written in (a whole number the
+     * queue checked), the values that would sway the planner are read in sub-selects where it does not see them: with
+     * them in sight, it judged each execution's own plan cheaper than the prepared statement's generic one and planned
+     * every claim afresh, a sixth of the server's CPU in the queue's unbatched row (decision 30). With the limit known,
+     * the generic plan is the one each execution got: one walk of the claim index per tool, no sort.
+     */
+    static String claimStatement(String table, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+        }
+        return "WITH c AS (SELECT x.id FROM unnest((SELECT string_to_array(?::text, ?::text))) AS u(tool) "
+                + "CROSS JOIN LATERAL (SELECT id, priority, run_at, seq FROM " + table + " WHERE status = 'QUEUED' "
+                + "AND tool = u.tool AND run_at <= (SELECT ?::timestamptz) AND (target_worker IS NULL "
+                + "OR target_worker = (SELECT ?::text)) ORDER BY priority DESC, run_at, seq LIMIT " + limit
+                + " FOR UPDATE SKIP LOCKED) x ORDER BY x.priority DESC, x.run_at, x.seq LIMIT " + limit + ") "
+                + "UPDATE " + table + " SET status = 'CLAIMED', attempt = attempt + 1, lease_owner = ?, "
+                + "lease_expires_at = ?, updated_at = ? FROM c WHERE " + table + ".id = c.id RETURNING " + table + ".*";
     }
 
     @Override
