@@ -121,7 +121,7 @@ final class PgSchema {
                         // Said at start-up, not at the first batch of results (MATERIALIZED, decision 30).
                         throw new QueueException("the PostgreSQL server at " + settings.url() + " is version "
                                 + rs.getString(2) + "; the queue needs PostgreSQL 12 or newer: upgrade it, or point "
-                                + "db.url (EFFERENT_DB_URL) at a newer server");
+                                + "queue.postgres.url (EFFERENT_DB_URL) at a newer server");
                     }
                 }
                 s.execute("SET LOCAL lock_timeout = '" + LOCK_WAIT.toSeconds() + "s'");

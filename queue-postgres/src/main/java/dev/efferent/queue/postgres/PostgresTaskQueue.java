@@ -241,7 +241,7 @@ final class PostgresTaskQueue implements TaskQueue {
      * queue checked), the values that would sway the planner are read in sub-selects where it does not see them: with
      * them in sight, it judged each execution's own plan cheaper than the prepared statement's generic one and planned
      * every claim afresh, a sixth of the server's CPU in the queue's unbatched row (decision 30). With the limit known,
-     * the generic plan is the one each execution got: one walk of the claim index per tool, no sort.
+     * the generic plan is the one each execution got: one walk of the claim index per tool, no sort within a tool.
      */
     static String claimStatement(String table, int limit) {
         if (limit < 1) {

@@ -341,8 +341,9 @@ class PostgresQueueTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (Connection other = TestDatabase.connect(); Statement s = other.createStatement()) {
             other.setAutoCommit(false);
+            // As cancel() leaves them: the lease's owner kept, so only the state check refuses the start.
             s.executeUpdate("UPDATE " + database.schema + ".tasks SET status = 'CANCELLED', error = 'cancelled', "
-                    + "lease_owner = NULL, lease_expires_at = NULL, finished_at = now() WHERE id IN ('"
+                    + "lease_expires_at = NULL, finished_at = now(), updated_at = now() WHERE id IN ('"
                     + completing.id() + "', '" + starting.id() + "')");
             Future<List<Task>> completed = pool.submit(() -> queue.completeAll(Map.of(completing.id(), "{}")));
             Future<List<Task>> started = pool.submit(() -> queue.startAll(Map.of(starting.id(), "w1"),
@@ -380,7 +381,35 @@ class PostgresQueueTest {
         }
     }
 
-    /** The claim's generic plan, the one a pooled connection keeps after its first executions: no sort. */
+    /** PostgreSQL keeps a plan for the claim instead of planning each one afresh (decision 30). */
+    @Test
+    void theClaimsPlanIsKept() throws Exception {
+        open(Map.of()).close();
+        try (Connection c = TestDatabase.connect()) {
+            try (java.sql.PreparedStatement claim = c.prepareStatement(
+                    PostgresTaskQueue.claimStatement(database.schema + ".tasks", 4))) {
+                // pgjdbc prepares it on the server at its fifth use; PostgreSQL then tries five plans of its own.
+                for (int i = 0; i < 15; i++) {
+                    java.time.OffsetDateTime now = java.time.OffsetDateTime.now();
+                    claim.setString(1, "tool1\u001ftool2");
+                    claim.setString(2, "\u001f");
+                    claim.setObject(3, now);
+                    claim.setString(4, "w1");
+                    claim.setString(5, "w1");
+                    claim.setObject(6, now.plusMinutes(1));
+                    claim.setObject(7, now);
+                    claim.executeQuery().close();
+                }
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT generic_plans, custom_plans "
+                    + "FROM pg_prepared_statements WHERE statement LIKE '%SKIP LOCKED%'")) {
+                assertTrue(rs.next(), "the claim was prepared on the server");
+                assertTrue(rs.getLong(1) > 0, "generic plans: " + rs.getLong(1) + ", custom: " + rs.getLong(2));
+            }
+        }
+    }
+
+    /** The claim's generic plan (what PostgreSQL keeps for it, decision 30): no sort within a tool. */
     @Test
     void theClaimsGenericPlanWalksItsIndex() throws Exception {
         open(Map.of()).close();
