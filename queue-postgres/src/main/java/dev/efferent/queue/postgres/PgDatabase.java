@@ -4,16 +4,14 @@ import dev.efferent.queue.QueueException;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.dbclient.DbClient;
-import io.helidon.dbclient.DbExecute;
-import io.helidon.dbclient.DbTransaction;
 
 import java.net.ConnectException;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 
 /**
  * The queue's connection pool. Every failure comes out as a {@link QueueException} saying what the queue could not
@@ -122,14 +120,20 @@ final class PgDatabase implements AutoCloseable {
         return java.sql.DriverManager.getConnection(settings.url(), props);
     }
 
+    /** Work on one connection, which may fail as JDBC does. */
+    @FunctionalInterface
+    interface Work<T> {
+        T on(Sql sql) throws SQLException;
+    }
+
     /** Runs {@code work} as one autocommit statement (or a few); {@code what} completes "could not ...". */
-    <T> T run(String what, Function<DbExecute, T> work) {
+    <T> T run(String what, Work<T> work) {
         failFastWhileUnreachable(what);
-        try {
-            return work.apply(client.execute());
+        try (Connection connection = client.unwrap(Connection.class)) {
+            return work.on(new Sql(connection));
         } catch (QueueException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (SQLException | RuntimeException e) {
             throw failure(what, e);
         }
     }
@@ -139,7 +143,7 @@ final class PgDatabase implements AutoCloseable {
      * changed nothing, and it is run again (at most {@value #DEADLOCK_ATTEMPTS} runs in all). Statements that lock many rows
      * lock them in id order, so this is a last resort.
      */
-    <T> T runStatement(String what, Function<DbExecute, T> work) {
+    <T> T runStatement(String what, Work<T> work) {
         for (int attempt = 1; ; attempt++) {
             try {
                 return run(what, work);
@@ -169,23 +173,22 @@ final class PgDatabase implements AutoCloseable {
     }
 
     /** Runs {@code work} in one transaction, committed when it returns and rolled back when it throws. */
-    <T> T inTransaction(String what, Function<DbTransaction, T> work) {
+    <T> T inTransaction(String what, Work<T> work) {
         failFastWhileUnreachable(what);
-        DbTransaction tx;
-        try {
-            tx = client.transaction();
-        } catch (RuntimeException e) {
-            throw failure(what, e);
-        }
-        try {
-            T result = work.apply(tx);
-            tx.commit();
-            return result;
+        // The pool sets autocommit back when the connection returns to it.
+        try (Connection connection = client.unwrap(Connection.class)) {
+            connection.setAutoCommit(false);
+            try {
+                T result = work.on(new Sql(connection));
+                connection.commit();
+                return result;
+            } catch (SQLException | RuntimeException e) {
+                rollback(connection, e);
+                throw e;
+            }
         } catch (QueueException e) {
-            rollback(tx, e);
             throw e;
-        } catch (RuntimeException e) {
-            rollback(tx, e);
+        } catch (SQLException | RuntimeException e) {
             throw failure(what, e);
         }
     }
@@ -195,10 +198,10 @@ final class PgDatabase implements AutoCloseable {
         client.close();
     }
 
-    private static void rollback(DbTransaction tx, RuntimeException cause) {
+    private static void rollback(Connection connection, Exception cause) {
         try {
-            tx.rollback();
-        } catch (RuntimeException e) {
+            connection.rollback();
+        } catch (SQLException e) {
             cause.addSuppressed(e);
         }
     }

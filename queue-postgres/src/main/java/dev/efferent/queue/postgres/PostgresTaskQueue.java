@@ -13,10 +13,8 @@ import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.queue.spi.TaskIds;
-import io.helidon.dbclient.DbExecute;
-import io.helidon.dbclient.DbRow;
-import io.helidon.dbclient.DbTransaction;
 
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -93,23 +91,24 @@ final class PostgresTaskQueue implements TaskQueue {
     public Enqueued add(NewTask spec) {
         Instant now = clock.instant();
         // One statement in autocommit, without BEGIN and COMMIT round trips; its notice follows (PgNotifier).
-        Optional<DbRow> inserted = db.run("enqueue a task", ex -> ex.get("INSERT INTO " + t
+        Optional<Task> inserted = db.run("enqueue a task", sql -> sql.one("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
                         + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, "
                         + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
+                TaskRows::task, TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
                 at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
                 spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now)));
         if (inserted.isPresent()) {
-            Task task = TaskRows.task(inserted.get());
+            Task task = inserted.get();
             if (task.status() == TaskStatus.QUEUED) {
                 notifier.work();
             }
             return new Enqueued(task, true);
         }
         String key = spec.idempotencyKey().orElseThrow();
-        return db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key))
-                .map(row -> new Enqueued(TaskRows.task(row), false)).orElseThrow(() -> new QueueException(
+        return db.run("read a task", sql -> sql.one("SELECT * FROM " + t + " WHERE idempotency_key = ?",
+                        TaskRows::task, key))
+                .map(task -> new Enqueued(task, false)).orElseThrow(() -> new QueueException(
                         "task with idempotency key '" + key + "' vanished while being enqueued; try again"));
     }
 
@@ -136,17 +135,17 @@ final class PostgresTaskQueue implements TaskQueue {
         List<Enqueued> all;
         if (specs.size() <= MAX_ROWS && specs.stream().allMatch(spec -> spec.idempotencyKey().isEmpty())) {
             // The usual case: one multi-row INSERT in autocommit, one commit for the lot, nothing to read after it.
-            all = db.runStatement("enqueue tasks", ex -> insert(ex, specs, claimFor, lease));
+            all = db.runStatement("enqueue tasks", sql -> insert(sql, specs, claimFor, lease));
         } else {
             // Several statements (chunks, or the reads of tasks whose keys were used): one transaction, so that a
             // failure leaves none of them queued rather than some queued and their callers told otherwise.
             // Chunks cut from the tasks in the order of their keys, as the rows of one INSERT are (see insert).
             List<Integer> order = byKey(specs);
-            all = db.inTransaction("enqueue tasks", tx -> {
+            all = db.inTransaction("enqueue tasks", sql -> {
                 Enqueued[] added = new Enqueued[specs.size()];
                 for (int from = 0; from < order.size(); from += MAX_ROWS) {
                     List<Integer> chunk = order.subList(from, Math.min(order.size(), from + MAX_ROWS));
-                    List<Enqueued> done = insert(tx, chunk.stream().map(specs::get).toList(),
+                    List<Enqueued> done = insert(sql, chunk.stream().map(specs::get).toList(),
                             chunk.stream().map(claimFor::get).toList(), lease);
                     for (int k = 0; k < chunk.size(); k++) {
                         added[chunk.get(k)] = done.get(k);
@@ -173,7 +172,8 @@ final class PostgresTaskQueue implements TaskQueue {
      * One multi-row INSERT; a task whose idempotency key was used (before, or earlier in the list) is read back. A task
      * {@code claimFor} names a worker for is inserted claimed by it, when it may be (TaskQueue.claimableOnAdd).
      */
-    private List<Enqueued> insert(DbExecute ex, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease)
+            throws SQLException {
         Instant now = clock.instant();
         List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
@@ -190,11 +190,11 @@ final class PostgresTaskQueue implements TaskQueue {
                     spec.targetWorker().orElse(null), spec.requester().orElse(null), spec.idempotencyKey().orElse(null),
                     owner.orElse(null), owner.isPresent() ? at(now.plus(lease)) : null, at(now), at(now)));
         }
-        Map<String, Task> inserted = ex.query("INSERT INTO " + t
+        Map<String, Task> inserted = sql.list("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
                         + "requester, idempotency_key, lease_owner, lease_expires_at, created_at, updated_at) VALUES " + values
                         + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                params.toArray()).map(TaskRows::task).collect(Collectors.toMap(Task::id, task -> task));
+                TaskRows::task, params.toArray()).stream().collect(Collectors.toMap(Task::id, task -> task));
         List<Enqueued> result = new ArrayList<>(specs.size());
         for (int i = 0; i < specs.size(); i++) {
             Task task = inserted.get(ids.get(i));
@@ -203,8 +203,8 @@ final class PostgresTaskQueue implements TaskQueue {
                 continue;
             }
             String key = specs.get(i).idempotencyKey().orElseThrow();
-            result.add(ex.get("SELECT * FROM " + t + " WHERE idempotency_key = ?", key)
-                    .map(row -> new Enqueued(TaskRows.task(row), false)).orElseThrow(() -> new QueueException(
+            result.add(sql.one("SELECT * FROM " + t + " WHERE idempotency_key = ?", TaskRows::task, key)
+                    .map(used -> new Enqueued(used, false)).orElseThrow(() -> new QueueException(
                             "task with idempotency key '" + key + "' vanished while being enqueued; try again")));
         }
         return result;
@@ -220,14 +220,13 @@ final class PostgresTaskQueue implements TaskQueue {
         // One ordered index walk per tool (LATERAL), each locking only rows no one else holds, then the best of them.
         // One statement in autocommit: it locks, updates and returns the rows itself. Its commit waits for the disk:
         // a claimed task is dispatched at once, and a claim lost with the database would let it run twice.
-        List<DbRow> rows = db.run("claim tasks", ex -> ex.query(claimStatement(t, request.limit()),
-                tools, SEP, at(now), request.workerId(), request.workerId(), at(now.plus(request.lease())), at(now))
-                .toList());
-        // Each row read once; UPDATE ... RETURNING gives no order, so the claim's order is restored here.
+        // UPDATE ... RETURNING gives no order, so the claim's order is restored here.
         record Claimed(Task task, long seq) {
         }
+        List<Claimed> rows = db.run("claim tasks", sql -> sql.list(claimStatement(t, request.limit()),
+                r -> new Claimed(TaskRows.task(r), TaskRows.seq(r)), tools, SEP, at(now), request.workerId(),
+                request.workerId(), at(now.plus(request.lease())), at(now)));
         return rows.stream()
-                .map(r -> new Claimed(TaskRows.task(r), TaskRows.seq(r)))
                 .sorted(Comparator.comparingInt((Claimed c) -> -c.task().priority())
                         .thenComparing(c -> c.task().runAt())
                         .thenComparingLong(Claimed::seq))
@@ -263,15 +262,16 @@ final class PostgresTaskQueue implements TaskQueue {
         // a crash of PostgreSQL leaves the task claimed by the same worker, and the brain that dispatched it still
         // renews its lease and stores its result; only a crash of the brain and the database within the log
         // writer's window (well under a second) would make it look never started.
-        Optional<DbRow> row = db.run("start a task", ex -> ex.get("UPDATE " + t + " SET status = 'RUNNING', "
+        Optional<Task> row = db.run("start a task", sql -> sql.one("UPDATE " + t + " SET status = 'RUNNING', "
                         + "progress_percent = NULL, progress_message = NULL, progress_at = NULL, "
                         + "lease_expires_at = ?, updated_at = ? FROM " + NO_FLUSH + " WHERE id = ? AND status = 'CLAIMED' "
-                        + "AND lease_owner = ? RETURNING " + t + ".*", at(now.plus(lease)), at(now), taskId, workerId));
+                        + "AND lease_owner = ? RETURNING " + t + ".*", TaskRows::task, at(now.plus(lease)), at(now), taskId,
+                workerId));
         if (row.isEmpty()) {
-            throw db.run("start a task", ex -> refusal(ex, taskId, "start", Optional.of(workerId),
+            throw db.run("start a task", sql -> refusal(sql, taskId, "start", Optional.of(workerId),
                     Set.of(TaskStatus.CLAIMED)));
         }
-        return TaskRows.task(row.get());
+        return row.get();
     }
 
     @Override
@@ -297,13 +297,12 @@ final class PostgresTaskQueue implements TaskQueue {
         // vacuum comes, and given a state to match the planner scanned those entries (its statistics count live rows
         // only) rather than the primary key: 1 ms of a call's 2.5 ms (docs/BENCHMARKS.md, section 8). The commit
         // does not wait for the disk (see start).
-        return db.runStatement("start tasks", ex -> ex.query("WITH v(id, owner) AS (VALUES " + values + "), "
+        return db.runStatement("start tasks", sql -> sql.list("WITH v(id, owner) AS (VALUES " + values + "), "
                 + "l AS MATERIALIZED (SELECT x.id, x.status FROM " + t + " x JOIN v ON x.id = v.id "
                 + "AND x.lease_owner = v.owner ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'RUNNING', progress_percent = NULL, progress_message = NULL, "
                 + "progress_at = NULL, lease_expires_at = ?, updated_at = ? FROM l, " + NO_FLUSH + " WHERE " + t
-                + ".id = l.id AND l.status = 'CLAIMED' RETURNING " + t + ".*", params.toArray())
-                .map(TaskRows::task).toList());
+                + ".id = l.id AND l.status = 'CLAIMED' RETURNING " + t + ".*", TaskRows::task, params.toArray()));
     }
 
     private static String status(NewTask spec) {
@@ -314,23 +313,24 @@ final class PostgresTaskQueue implements TaskQueue {
     public Task approve(String taskId) {
         Instant now = clock.instant();
         return change(taskId, "approve", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
-                tx -> tx.get("UPDATE " + t + " SET status = 'QUEUED', updated_at = ? WHERE id = ? "
-                        + "AND status = 'AWAITING_APPROVAL' RETURNING *", at(now), taskId), "work");
+                sql -> sql.one("UPDATE " + t + " SET status = 'QUEUED', updated_at = ? WHERE id = ? "
+                        + "AND status = 'AWAITING_APPROVAL' RETURNING *", TaskRows::task, at(now), taskId), "work");
     }
 
     @Override
     public Task deny(String taskId, String reason) {
         Instant now = clock.instant();
         return change(taskId, "deny", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
-                tx -> tx.get("UPDATE " + t + " SET status = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? "
-                        + "WHERE id = ? AND status = 'AWAITING_APPROVAL' RETURNING *", reason, at(now), at(now), taskId),
+                sql -> sql.one("UPDATE " + t + " SET status = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? "
+                        + "WHERE id = ? AND status = 'AWAITING_APPROVAL' RETURNING *", TaskRows::task, reason, at(now),
+                        at(now), taskId),
                 "done:" + taskId);
     }
 
     @Override
     public boolean progress(String taskId, String workerId, Progress progress) {
         // updated_at is left alone: progress is not a change of the task's state.
-        return db.run("keep the progress of a task", ex -> ex.dml("UPDATE " + t + " SET progress_percent = ?, "
+        return db.run("keep the progress of a task", sql -> sql.update("UPDATE " + t + " SET progress_percent = ?, "
                 + "progress_message = ?, progress_at = ? WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?",
                 progress.percent(), progress.message(), at(progress.at()), taskId, workerId)) == 1;
     }
@@ -344,15 +344,15 @@ final class PostgresTaskQueue implements TaskQueue {
     public Task renewLease(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
         return change(taskId, "renew the lease of", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING),
-                Optional.of(workerId), tx -> tx.get("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
+                Optional.of(workerId), sql -> sql.one("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
                                 + "WHERE id = ? AND status IN " + LEASED + " AND lease_owner = ? RETURNING *",
-                        at(now.plus(lease)), at(now), taskId, workerId), null);
+                        TaskRows::task, at(now.plus(lease)), at(now), taskId, workerId), null);
     }
 
     @Override
     public int renewLeases(String workerId, Duration lease) {
         Instant now = clock.instant();
-        return db.runStatement("renew leases", ex -> (int) ex.dml("WITH l AS (SELECT id FROM " + t + " WHERE lease_owner = ? "
+        return db.runStatement("renew leases", sql -> sql.update("WITH l AS (SELECT id FROM " + t + " WHERE lease_owner = ? "
                 + "AND status = 'RUNNING' ORDER BY id FOR UPDATE) UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
                 + "FROM l WHERE " + t + ".id = l.id AND " + t + ".status = 'RUNNING'", workerId, at(now.plus(lease)), at(now)));
     }
@@ -360,24 +360,25 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task release(String taskId, String workerId) {
         Instant now = clock.instant();
-        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.of(workerId), tx -> tx.get(
+        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.of(workerId), sql -> sql.one(
                 "UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, lease_owner = NULL, "
                         + "lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status IN ('CLAIMED', 'RUNNING') "
-                        + "AND lease_owner = ? RETURNING *", at(now), taskId, workerId), "work");
+                        + "AND lease_owner = ? RETURNING *", TaskRows::task, at(now), taskId, workerId), "work");
     }
 
     @Override
     public Task complete(String taskId, String result) {
         Instant now = clock.instant();
-        Optional<DbRow> row = db.run("complete a task", ex -> ex.get("UPDATE " + t
+        Optional<Task> row = db.run("complete a task", sql -> sql.one("UPDATE " + t
                         + " SET status = 'COMPLETED', result = ?, error = NULL, lease_expires_at = NULL, finished_at = ?, updated_at = ? "
-                        + "WHERE id = ? AND status IN " + LEASED + " RETURNING *", result, at(now), at(now), taskId));
+                        + "WHERE id = ? AND status IN " + LEASED + " RETURNING *", TaskRows::task, result, at(now), at(now),
+                taskId));
         if (row.isEmpty()) {
-            throw db.run("complete a task", ex -> refusal(ex, taskId, "complete", Optional.empty(),
+            throw db.run("complete a task", sql -> refusal(sql, taskId, "complete", Optional.empty(),
                     Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING)));
         }
         notifier.finished(List.of(taskId));
-        return TaskRows.task(row.get());
+        return row.get();
     }
 
     @Override
@@ -415,12 +416,12 @@ final class PostgresTaskQueue implements TaskQueue {
         params.add(at(now));
         // One statement for the whole batch: one commit instead of one per task. Rows locked in id order and found
         // by id alone (see startAll).
-        List<Task> done = db.runStatement("complete tasks", ex -> ex.query("WITH v(id, result) AS (VALUES " + values + "), "
+        List<Task> done = db.runStatement("complete tasks", sql -> sql.list("WITH v(id, result) AS (VALUES " + values + "), "
                 + "l AS MATERIALIZED (SELECT x.id, x.status FROM " + t + " x JOIN v ON x.id = v.id "
                 + "ORDER BY x.id FOR UPDATE OF x) "
                 + "UPDATE " + t + " SET status = 'COMPLETED', result = v.result, error = NULL, lease_expires_at = NULL, "
                 + "finished_at = ?, updated_at = ? FROM l JOIN v ON v.id = l.id WHERE " + t + ".id = l.id AND "
-                + "l.status IN " + LEASED + " RETURNING " + t + ".*", params.toArray()).map(TaskRows::task).toList());
+                + "l.status IN " + LEASED + " RETURNING " + t + ".*", TaskRows::task, params.toArray()));
         notifier.finished(done.stream().map(Task::id).toList());
         return done;
     }
@@ -433,33 +434,32 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task fail(String taskId, String error, boolean retry) {
         Instant now = clock.instant();
-        return db.inTransaction("fail a task", tx -> {
-            Task current = lockForChange(tx, taskId, "fail", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING));
-            return failAttempt(tx, current, error, retry, now);
+        return db.inTransaction("fail a task", sql -> {
+            Task current = lockForChange(sql, taskId, "fail", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING));
+            return failAttempt(sql, current, error, retry, now);
         });
     }
 
     @Override
     public Task cancel(String taskId, String reason) {
         Instant now = clock.instant();
-        return db.inTransaction("cancel a task", tx -> {
-            Optional<DbRow> row = tx.get("UPDATE " + t + " SET status = 'CANCELLED', error = ?, lease_expires_at = NULL, "
+        return db.inTransaction("cancel a task", sql -> {
+            Optional<Task> row = sql.one("UPDATE " + t + " SET status = 'CANCELLED', error = ?, lease_expires_at = NULL, "
                             + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('AWAITING_APPROVAL', 'QUEUED', "
-                            + "'CLAIMED', 'RUNNING') RETURNING *", reason, at(now), at(now), taskId);
+                            + "'CLAIMED', 'RUNNING') RETURNING *", TaskRows::task, reason, at(now), at(now), taskId);
             if (row.isEmpty()) {
-                throw refusal(tx, taskId, "cancel", Optional.empty(), EnumSet.of(TaskStatus.AWAITING_APPROVAL,
+                throw refusal(sql, taskId, "cancel", Optional.empty(), EnumSet.of(TaskStatus.AWAITING_APPROVAL,
                         TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING));
             }
-            notify(tx, "cancel:" + taskId);
-            notify(tx, "done:" + taskId);
-            return TaskRows.task(row.get());
+            notify(sql, "cancel:" + taskId);
+            notify(sql, "done:" + taskId);
+            return row.get();
         });
     }
 
     @Override
     public Optional<Task> get(String taskId) {
-        return db.run("read a task", ex -> ex.get("SELECT * FROM " + t + " WHERE id = ?", taskId)
-                .map(TaskRows::task));
+        return db.run("read a task", sql -> sql.one("SELECT * FROM " + t + " WHERE id = ?", TaskRows::task, taskId));
     }
 
     @Override
@@ -469,8 +469,8 @@ final class PostgresTaskQueue implements TaskQueue {
         }
         String where = statuses.isEmpty() ? "" : " WHERE status IN (" + statuses.stream()
                 .map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ")) + ")";
-        return db.run("list tasks", ex -> ex.query("SELECT * FROM " + t + where
-                + " ORDER BY created_at, seq LIMIT ?", limit).map(TaskRows::task).toList());
+        return db.run("list tasks", sql -> sql.list("SELECT * FROM " + t + where
+                + " ORDER BY created_at, seq LIMIT ?", TaskRows::task, limit));
     }
 
     @Override
@@ -480,14 +480,14 @@ final class PostgresTaskQueue implements TaskQueue {
         }
         String where = statuses.isEmpty() ? "" : " WHERE status IN (" + statuses.stream()
                 .map(s -> "'" + s.name() + "'").collect(Collectors.joining(", ")) + ")";
-        return db.run("list tasks", ex -> ex.query("SELECT * FROM " + t + where
-                + " ORDER BY created_at DESC, seq DESC LIMIT ?", limit).map(TaskRows::task).toList());
+        return db.run("list tasks", sql -> sql.list("SELECT * FROM " + t + where
+                + " ORDER BY created_at DESC, seq DESC LIMIT ?", TaskRows::task, limit));
     }
 
     @Override
     public long countQueued() {
-        return db.run("count queued tasks", ex -> ex.get("SELECT count(*) AS n FROM " + t
-                + " WHERE status = 'QUEUED'").orElseThrow().column("n").get(Number.class).longValue());
+        return db.run("count queued tasks", sql -> sql.one("SELECT count(*) FROM " + t
+                + " WHERE status = 'QUEUED'", row -> row.getLong(1))).orElseThrow();
     }
 
     @Override
@@ -495,33 +495,33 @@ final class PostgresTaskQueue implements TaskQueue {
         if (capabilities.isEmpty()) {
             return 0;
         }
-        return db.run("count queued tasks", ex -> ex.get("SELECT count(*) AS n FROM " + t
+        return db.run("count queued tasks", sql -> sql.one("SELECT count(*) FROM " + t
                         + " WHERE status = 'QUEUED' AND tool = ANY (string_to_array(?, ?)) "
-                        + "AND (target_worker IS NULL OR target_worker = ?)", String.join(SEP, capabilities), SEP, workerId)
-                .orElseThrow().column("n").get(Number.class).longValue());
+                        + "AND (target_worker IS NULL OR target_worker = ?)", row -> row.getLong(1),
+                String.join(SEP, capabilities), SEP, workerId)).orElseThrow();
     }
 
     @Override
     public List<Task> requeueExpiredLeases() {
         Instant now = clock.instant();
-        return db.inTransaction("requeue expired leases", tx -> {
-            List<Task> expired = tx.query("SELECT * FROM " + t + " WHERE status IN " + LEASED
-                    + " AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT 500 FOR UPDATE SKIP LOCKED", at(now))
-                    .map(TaskRows::task).toList();
+        return db.inTransaction("requeue expired leases", sql -> {
+            List<Task> expired = sql.list("SELECT * FROM " + t + " WHERE status IN " + LEASED
+                    + " AND lease_expires_at <= ? ORDER BY lease_expires_at LIMIT 500 FOR UPDATE SKIP LOCKED",
+                    TaskRows::task, at(now));
             List<Task> changed = new ArrayList<>();
             for (Task task : expired) {
                 String error = "lease of worker " + task.leaseOwner().orElse("?") + " expired";
                 if (task.status() == TaskStatus.CLAIMED) {
                     // Never accepted: the attempt did not happen.
-                    changed.add(TaskRows.task(tx.get("UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, "
+                    changed.add(sql.one("UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, "
                             + "lease_owner = NULL, lease_expires_at = NULL, error = ?, updated_at = ? WHERE id = ? "
-                            + "RETURNING *", error, at(now), task.id()).orElseThrow()));
+                            + "RETURNING *", TaskRows::task, error, at(now), task.id()).orElseThrow());
                 } else {
-                    changed.add(failAttempt(tx, task, error, true, now));
+                    changed.add(failAttempt(sql, task, error, true, now));
                 }
             }
             if (!changed.isEmpty()) {
-                notify(tx, "work");
+                notify(sql, "work");
             }
             return changed;
         });
@@ -529,7 +529,7 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public int deleteFinishedBefore(Instant cutoff) {
-        return db.run("delete finished tasks", ex -> (int) ex.dml("DELETE FROM " + t + " WHERE status IN "
+        return db.run("delete finished tasks", sql -> sql.update("DELETE FROM " + t + " WHERE status IN "
                 + FINISHED + " AND finished_at < ?", at(cutoff)));
     }
 
@@ -550,24 +550,26 @@ final class PostgresTaskQueue implements TaskQueue {
         db.close();
     }
 
-    private Task failAttempt(DbTransaction tx, Task task, String error, boolean retry, Instant now) {
+    private Task failAttempt(Sql sql, Task task, String error, boolean retry, Instant now) throws SQLException {
         if (retry && task.hasAttemptsLeft()) {
-            Task requeued = TaskRows.task(tx.get("UPDATE " + t + " SET status = 'QUEUED', lease_owner = NULL, "
+            Task requeued = sql.one("UPDATE " + t + " SET status = 'QUEUED', lease_owner = NULL, "
                             + "lease_expires_at = NULL, error = ?, run_at = ?, updated_at = ? WHERE id = ? RETURNING *",
-                    error, at(now.plus(settings.backoff().after(task.attempt()))), at(now), task.id()).orElseThrow());
-            notify(tx, "work");
+                    TaskRows::task, error, at(now.plus(settings.backoff().after(task.attempt()))), at(now), task.id())
+                    .orElseThrow();
+            notify(sql, "work");
             return requeued;
         }
-        Task failed = TaskRows.task(tx.get("UPDATE " + t + " SET status = 'FAILED', lease_expires_at = NULL, error = ?, "
-                + "finished_at = ?, updated_at = ? WHERE id = ? RETURNING *", error, at(now), at(now), task.id())
-                .orElseThrow());
-        notify(tx, "done:" + task.id());
+        Task failed = sql.one("UPDATE " + t + " SET status = 'FAILED', lease_expires_at = NULL, error = ?, "
+                + "finished_at = ?, updated_at = ? WHERE id = ? RETURNING *", TaskRows::task, error, at(now), at(now),
+                task.id()).orElseThrow();
+        notify(sql, "done:" + task.id());
         return failed;
     }
 
     /** Locks the task's row, checking that it may make the change. */
-    private Task lockForChange(DbTransaction tx, String taskId, String action, Set<TaskStatus> allowed) {
-        Task task = tx.get("SELECT * FROM " + t + " WHERE id = ? FOR UPDATE", taskId).map(TaskRows::task)
+    private Task lockForChange(Sql sql, String taskId, String action, Set<TaskStatus> allowed)
+            throws SQLException {
+        Task task = sql.one("SELECT * FROM " + t + " WHERE id = ? FOR UPDATE", TaskRows::task, taskId)
                 .orElseThrow(() -> new TaskNotFoundException(taskId));
         if (!allowed.contains(task.status())) {
             throw new IllegalTransitionException(taskId, task.status(), action);
@@ -577,22 +579,22 @@ final class PostgresTaskQueue implements TaskQueue {
 
     /** Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner). */
     private Task change(String taskId, String action, Set<TaskStatus> allowed, Optional<String> owner,
-                        Function<DbTransaction, Optional<DbRow>> update, String notice) {
-        return db.inTransaction(action + " a task", tx -> {
-            Optional<DbRow> row = update.apply(tx);
+                        PgDatabase.Work<Optional<Task>> update, String notice) {
+        return db.inTransaction(action + " a task", sql -> {
+            Optional<Task> row = update.on(sql);
             if (row.isEmpty()) {
-                throw refusal(tx, taskId, action, owner, allowed);
+                throw refusal(sql, taskId, action, owner, allowed);
             }
             if (notice != null) {
-                notify(tx, notice);
+                notify(sql, notice);
             }
-            return TaskRows.task(row.get());
+            return row.get();
         });
     }
 
-    private QueueException refusal(DbExecute tx, String taskId, String action, Optional<String> owner,
-                                   Set<TaskStatus> allowed) {
-        Optional<Task> task = tx.get("SELECT * FROM " + t + " WHERE id = ?", taskId).map(TaskRows::task);
+    private QueueException refusal(Sql sql, String taskId, String action, Optional<String> owner,
+                                   Set<TaskStatus> allowed) throws SQLException {
+        Optional<Task> task = sql.one("SELECT * FROM " + t + " WHERE id = ?", TaskRows::task, taskId);
         if (task.isEmpty()) {
             return new TaskNotFoundException(taskId);
         }
@@ -604,8 +606,7 @@ final class PostgresTaskQueue implements TaskQueue {
                 + current.leaseOwner().orElse("(none)") + ", not " + owner.orElse("?"));
     }
 
-    private void notify(DbExecute tx, String payload) {
-        // pg_notify through a query: a DML call refuses statements that return a row.
-        tx.query("SELECT pg_notify(?, ?)", settings.channel(), payload).toList();
+    private void notify(Sql sql, String payload) throws SQLException {
+        sql.list("SELECT pg_notify(?, ?)", row -> null, settings.channel(), payload);
     }
 }

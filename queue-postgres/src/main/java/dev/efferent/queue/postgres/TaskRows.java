@@ -3,9 +3,9 @@ package dev.efferent.queue.postgres;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
-import io.helidon.dbclient.DbRow;
 
-import java.sql.Timestamp;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
@@ -17,17 +17,18 @@ final class TaskRows {
     private TaskRows() {
     }
 
-    static Task task(DbRow row) {
+    static Task task(ResultSet row) throws SQLException {
+        String status = row.getString("status");
         return new Task(
-                text(row, "id"),
-                text(row, "tool"),
-                text(row, "params"),
-                row.column("priority").get(Number.class).intValue(),
-                TaskStatus.valueOf(text(row, "status")),
-                row.column("attempt").get(Number.class).intValue(),
-                row.column("max_attempts").get(Number.class).intValue(),
+                row.getString("id"),
+                row.getString("tool"),
+                row.getString("params"),
+                row.getInt("priority"),
+                TaskStatus.valueOf(status),
+                row.getInt("attempt"),
+                row.getInt("max_attempts"),
                 instant(row, "run_at"),
-                Duration.ofMillis(row.column("timeout_ms").get(Number.class).longValue()),
+                Duration.ofMillis(row.getLong("timeout_ms")),
                 optionalText(row, "target_worker"),
                 optionalText(row, "requester"),
                 optionalText(row, "idempotency_key"),
@@ -38,21 +39,21 @@ final class TaskRows {
                 instant(row, "created_at"),
                 instant(row, "updated_at"),
                 optionalInstant(row, "finished_at"),
-                progress(row));
+                progress(row, status));
     }
 
     /** Progress is cleared when an attempt starts, and shown only while it runs. */
-    private static Optional<Progress> progress(DbRow row) {
-        Number percent = row.column("progress_percent").get(Number.class);
-        if (percent == null || !"RUNNING".equals(text(row, "status"))) {
+    private static Optional<Progress> progress(ResultSet row, String status) throws SQLException {
+        int percent = row.getInt("progress_percent");
+        if (row.wasNull() || !"RUNNING".equals(status)) {
             return Optional.empty();
         }
-        return Optional.of(new Progress(percent.intValue(), optionalText(row, "progress_message").orElse(""),
+        return Optional.of(new Progress(percent, optionalText(row, "progress_message").orElse(""),
                 optionalInstant(row, "progress_at").orElseThrow()));
     }
 
-    static long seq(DbRow row) {
-        return row.column("seq").get(Number.class).longValue();
+    static long seq(ResultSet row) throws SQLException {
+        return row.getLong("seq");
     }
 
     /** An instant as a {@code timestamptz} parameter. */
@@ -60,25 +61,16 @@ final class TaskRows {
         return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);
     }
 
-    private static String text(DbRow row, String column) {
-        return row.column(column).get(String.class);
+    private static Optional<String> optionalText(ResultSet row, String column) throws SQLException {
+        return Optional.ofNullable(row.getString(column));
     }
 
-    private static Optional<String> optionalText(DbRow row, String column) {
-        return Optional.ofNullable(row.column(column).get(String.class));
+    private static Instant instant(ResultSet row, String column) throws SQLException {
+        return optionalInstant(row, column).orElseThrow(() -> new IllegalStateException("column " + column
+                + " of a task is empty"));
     }
 
-    private static Instant instant(DbRow row, String column) {
-        return optionalInstant(row, column).orElseThrow();
-    }
-
-    private static Optional<Instant> optionalInstant(DbRow row, String column) {
-        Object value = row.column(column).get(Object.class);
-        return switch (value) {
-            case null -> Optional.empty();
-            case Timestamp t -> Optional.of(t.toInstant());
-            case OffsetDateTime o -> Optional.of(o.toInstant());
-            default -> throw new IllegalStateException("column " + column + " holds a " + value.getClass().getName());
-        };
+    private static Optional<Instant> optionalInstant(ResultSet row, String column) throws SQLException {
+        return Optional.ofNullable(row.getObject(column, OffsetDateTime.class)).map(OffsetDateTime::toInstant);
     }
 }
