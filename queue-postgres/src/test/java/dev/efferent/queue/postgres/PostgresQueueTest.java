@@ -443,6 +443,47 @@ class PostgresQueueTest {
     }
 
     @Test
+    void aRefusedChangeInATransactionLeavesItsConnectionCommittingTheNextCalls() throws Exception {
+        // One connection in the pool: the calls after the refusals run on the connection they were refused on.
+        TaskQueue queue = open(Map.of("pool-size", "1"));
+        assertThrows(dev.efferent.queue.TaskNotFoundException.class, () -> queue.fail("no-such-task", "x", false));
+        Task done = queue.enqueue(NewTask.builder("t", "{}").build());
+        queue.cancel(done.id(), "stop");
+        assertThrows(dev.efferent.queue.IllegalTransitionException.class, () -> queue.cancel(done.id(), "again"));
+        Task added = queue.enqueue(NewTask.builder("t", "{}").build());
+        try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT status FROM " + database.schema + ".tasks WHERE id = '"
+                     + added.id() + "'")) {
+            assertTrue(rs.next(), "a task added after a refused change is committed, seen from elsewhere");
+            assertEquals("QUEUED", rs.getString(1));
+        }
+    }
+
+    @Test
+    void aConnectionKilledUnderTheQueueFailsClearlyAndTheQueueGoesOn() throws Exception {
+        TaskQueue queue = open(Map.of("pool-size", "1"));
+        Task task = queue.enqueue(NewTask.builder("t", "{}").build());
+        // The pool's one connection, found by the schema its last statement named.
+        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                + "AND application_name = 'efferent' AND query LIKE '%" + database.schema + ".tasks%'");
+        // The pool hands out the dead connection unless it checked it first (it does for one idle over half a second):
+        // the call on it fails, with the queue's message, and the calls after it get a new connection.
+        List<String> failures = new ArrayList<>();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                assertEquals(task.id(), queue.get(task.id()).orElseThrow().id());
+                break;
+            } catch (QueueException e) {
+                failures.add(e.getMessage());
+                assertTrue(e.getMessage().startsWith("PostgreSQL could not read a task: "), e.getMessage());
+                assertTrue(System.nanoTime() < deadline, "the queue did not come back: " + failures);
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    @Test
     void unreachableDatabaseFailsFastWithAClearMessage() {
         long start = System.nanoTime();
         QueueException e = assertThrows(QueueException.class, () -> open(Map.of(
