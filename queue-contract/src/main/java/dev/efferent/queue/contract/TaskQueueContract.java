@@ -112,6 +112,24 @@ public abstract class TaskQueueContract {
     }
 
     @Test
+    void anAddGivesBackTheTaskAsTheQueueKeepsIt() {
+        // Instants finer than a database keeps them (nanoseconds, a half microsecond) and a timeout finer than a
+        // millisecond: what an add returns is what a read gives later.
+        clock.advance(Duration.ofNanos(123_456_500));
+        List<Enqueued> added = queue.addAll(List.of(
+                        NewTask.builder("t", "{\"n\":1}").requester("r").targetWorker("w1").build(),
+                        NewTask.builder("t", "{\"n\":2}").held().build(),
+                        NewTask.builder("t", "{\"n\":3}").runAt(clock.instant().plusNanos(2_789))
+                                .timeout(Duration.ofNanos(1_500_000_700)).maxAttempts(2).priority(9).build()),
+                List.of(Optional.of("w1"), Optional.empty(), Optional.of("w1")), LEASE);
+        List<Task> tasks = new ArrayList<>(added.stream().map(Enqueued::task).toList());
+        tasks.add(queue.enqueue(NewTask.builder("t", "{\"n\":4}").build()));
+        for (Task task : tasks) {
+            assertEquals(task, queue.get(task.id()).orElseThrow());
+        }
+    }
+
+    @Test
     void getOfUnknownIdIsEmpty() {
         assertTrue(queue.get("no-such-task").isEmpty());
     }

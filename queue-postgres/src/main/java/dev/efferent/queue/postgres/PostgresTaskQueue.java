@@ -89,6 +89,9 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public Enqueued add(NewTask spec) {
+        if (spec.idempotencyKey().isEmpty()) {
+            return add(List.of(spec), List.of(Optional.empty()), Duration.ZERO).getFirst();
+        }
         Instant now = clock.instant();
         // One statement in autocommit, without BEGIN and COMMIT round trips; its notice follows (PgNotifier).
         Optional<Task> inserted = db.run("enqueue a task", sql -> sql.one("INSERT INTO " + t
@@ -170,25 +173,42 @@ final class PostgresTaskQueue implements TaskQueue {
 
     /**
      * One multi-row INSERT; a task whose idempotency key was used (before, or earlier in the list) is read back. A task
-     * {@code claimFor} names a worker for is inserted claimed by it, when it may be (TaskQueue.claimableOnAdd).
+     * {@code claimFor} names a worker for is inserted claimed by it, when it may be (TaskQueue.claimableOnAdd). Tasks
+     * without keys cannot conflict: they are built here from what was written, not read back (see {@link #added}).
      */
     private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease)
             throws SQLException {
-        Instant now = clock.instant();
+        // Instants as PostgreSQL keeps them (microseconds), so the tasks built here are the tasks stored.
+        Instant now = TaskRows.micros(clock.instant());
         List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
         List<Integer> order = byKey(specs);
         List<Object> params = new ArrayList<>(specs.size() * 16);
         StringBuilder values = new StringBuilder();
+        Task[] built = new Task[specs.size()];
         for (int i : order) {
             NewTask spec = specs.get(i);
             Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, now));
+            Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)),
+                    TaskRows.micros(now.plus(lease)), now);
+            built[i] = task;
             values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            params.addAll(java.util.Arrays.asList(ids.get(i), spec.tool(), spec.params(), spec.priority(),
-                    owner.isPresent() ? TaskStatus.CLAIMED.name() : status(spec), owner.isPresent() ? 1 : 0,
-                    spec.maxAttempts(), at(spec.runAt().orElse(now)), spec.timeout().toMillis(),
-                    spec.targetWorker().orElse(null), spec.requester().orElse(null), spec.idempotencyKey().orElse(null),
-                    owner.orElse(null), owner.isPresent() ? at(now.plus(lease)) : null, at(now), at(now)));
+            params.addAll(java.util.Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
+                    task.status().name(), task.attempt(), task.maxAttempts(), at(task.runAt()), task.timeout().toMillis(),
+                    task.targetWorker().orElse(null), task.requester().orElse(null), task.idempotencyKey().orElse(null),
+                    task.leaseOwner().orElse(null), task.leaseExpiresAt().map(TaskRows::at).orElse(null), at(now),
+                    at(now)));
+        }
+        if (specs.stream().allMatch(spec -> spec.idempotencyKey().isEmpty())) {
+            int rows = sql.update("INSERT INTO " + t
+                    + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
+                    + "requester, idempotency_key, lease_owner, lease_expires_at, created_at, updated_at) VALUES "
+                    + values, params.toArray());
+            if (rows != specs.size()) {
+                throw new QueueException("PostgreSQL added " + rows + " of " + specs.size() + " tasks; none was "
+                        + "expected to conflict");
+            }
+            return java.util.Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
         }
         Map<String, Task> inserted = sql.list("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
@@ -208,6 +228,21 @@ final class PostgresTaskQueue implements TaskQueue {
                             "task with idempotency key '" + key + "' vanished while being enqueued; try again")));
         }
         return result;
+    }
+
+    /**
+     * The task an INSERT of {@code spec} stores, as a read would give it back. Built rather than read: a statement
+     * returning rows with text columns, once pgjdbc has described it (as it does one with a null parameter), costs a
+     * lone {@code Sync}, a round trip of its own, before each execution (its guard against filling the socket's
+     * buffers), and the rows would only repeat what was sent.
+     */
+    private static Task added(String id, NewTask spec, Optional<String> owner, Instant runAt, Instant leaseEnd,
+                              Instant now) {
+        return new Task(id, spec.tool(), spec.params(), spec.priority(),
+                owner.isPresent() ? TaskStatus.CLAIMED : TaskStatus.valueOf(status(spec)), owner.isPresent() ? 1 : 0,
+                spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
+                spec.requester(), spec.idempotencyKey(), owner, owner.map(o -> leaseEnd), Optional.empty(),
+                Optional.empty(), now, now, Optional.empty(), Optional.empty());
     }
 
     @Override

@@ -56,6 +56,11 @@ final class TaskRows {
         return row.getLong("seq");
     }
 
+    /** {@code instant} to the nearest microsecond: the precision PostgreSQL keeps, so a value sent is the value stored. */
+    static Instant micros(Instant instant) {
+        return instant.plusNanos(500).truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+    }
+
     /** An instant as a {@code timestamptz} parameter. */
     static OffsetDateTime at(Instant instant) {
         return OffsetDateTime.ofInstant(instant, ZoneOffset.UTC);

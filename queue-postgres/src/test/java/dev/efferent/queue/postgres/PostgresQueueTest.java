@@ -464,8 +464,13 @@ class PostgresQueueTest {
         TaskQueue queue = open(Map.of("pool-size", "1"));
         Task task = queue.enqueue(NewTask.builder("t", "{}").build());
         // The pool's one connection, found by the schema its last statement named.
-        database.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
-                + "AND application_name = 'efferent' AND query LIKE '%" + database.schema + ".tasks%'");
+        try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT count(*) FILTER (WHERE pg_terminate_backend(pid, 5000)) FROM "
+                     + "pg_stat_activity WHERE pid <> pg_backend_pid() AND query LIKE '%INSERT INTO "
+                     + database.schema + ".tasks%'")) {
+            rs.next();
+            assertEquals(1, rs.getInt(1), "the pool's one connection, killed");
+        }
         // The pool hands out the dead connection unless it checked it first (it does for one idle over half a second):
         // the call on it fails, with the queue's message, and the calls after it get a new connection.
         List<String> failures = new ArrayList<>();
