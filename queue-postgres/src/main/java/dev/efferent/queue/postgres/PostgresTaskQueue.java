@@ -178,8 +178,10 @@ final class PostgresTaskQueue implements TaskQueue {
      */
     private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease)
             throws SQLException {
-        // Instants as PostgreSQL keeps them (microseconds), so the tasks built here are the tasks stored.
-        Instant now = TaskRows.micros(clock.instant());
+        // Instants as PostgreSQL keeps them (microseconds), so the tasks built here are the tasks stored; whether a task
+        // is due is decided on the clock's own instant, as the memory queue decides it.
+        Instant clockNow = clock.instant();
+        Instant now = TaskRows.micros(clockNow);
         List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
         List<Integer> order = byKey(specs);
@@ -188,9 +190,10 @@ final class PostgresTaskQueue implements TaskQueue {
         Task[] built = new Task[specs.size()];
         for (int i : order) {
             NewTask spec = specs.get(i);
-            Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, now));
-            Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)),
-                    TaskRows.micros(now.plus(lease)), now);
+            Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, clockNow));
+            // The lease's end only for a task claimed here: the lease is checked only when one is (checkClaimFor).
+            Optional<Instant> leaseEnd = owner.map(o -> TaskRows.micros(now.plus(lease)));
+            Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)), leaseEnd, now);
             built[i] = task;
             values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
             params.addAll(java.util.Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
@@ -236,12 +239,12 @@ final class PostgresTaskQueue implements TaskQueue {
      * lone {@code Sync}, a round trip of its own, before each execution (its guard against filling the socket's
      * buffers), and the rows would only repeat what was sent.
      */
-    private static Task added(String id, NewTask spec, Optional<String> owner, Instant runAt, Instant leaseEnd,
-                              Instant now) {
+    private static Task added(String id, NewTask spec, Optional<String> owner, Instant runAt,
+                              Optional<Instant> leaseEnd, Instant now) {
         return new Task(id, spec.tool(), spec.params(), spec.priority(),
                 owner.isPresent() ? TaskStatus.CLAIMED : TaskStatus.valueOf(status(spec)), owner.isPresent() ? 1 : 0,
                 spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
-                spec.requester(), spec.idempotencyKey(), owner, owner.map(o -> leaseEnd), Optional.empty(),
+                spec.requester(), spec.idempotencyKey(), owner, leaseEnd, Optional.empty(),
                 Optional.empty(), now, now, Optional.empty(), Optional.empty());
     }
 
