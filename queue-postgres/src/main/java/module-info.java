@@ -12,6 +12,9 @@ module efferent.queue.postgres {
     requires java.sql;
     requires org.postgresql.jdbc;
 
+    // pgjdbc instantiates the listening connection's socket factory by its name.
+    exports dev.efferent.queue.postgres.socket to org.postgresql.jdbc;
+
     provides dev.efferent.queue.spi.TaskQueueProvider
             with dev.efferent.queue.postgres.PostgresQueueProvider;
 }

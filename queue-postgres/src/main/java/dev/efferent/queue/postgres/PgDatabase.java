@@ -1,6 +1,7 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.QueueException;
+import dev.efferent.queue.postgres.socket.ListenerSocketFactory;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.dbclient.DbClient;
@@ -109,6 +110,21 @@ final class PgDatabase implements AutoCloseable {
     /** As {@link #dedicated(PgSettings, String)}, with another socket timeout; zero for none. */
     static java.sql.Connection dedicated(PgSettings settings, String applicationName, java.time.Duration socketTimeout)
             throws SQLException {
+        return java.sql.DriverManager.getConnection(settings.url(), properties(settings, applicationName, socketTimeout));
+    }
+
+    /**
+     * As {@link #dedicated(PgSettings, String)}, for the listener: notifications come through at once rather than a
+     * millisecond late ({@link ListenerSocketFactory}). A {@code socketFactory} named in the database URL wins.
+     */
+    static java.sql.Connection listening(PgSettings settings, String applicationName) throws SQLException {
+        java.util.Properties props = properties(settings, applicationName, settings.queryTimeout());
+        props.setProperty("socketFactory", ListenerSocketFactory.class.getName());
+        return java.sql.DriverManager.getConnection(settings.url(), props);
+    }
+
+    private static java.util.Properties properties(PgSettings settings, String applicationName,
+            java.time.Duration socketTimeout) {
         java.util.Properties props = new java.util.Properties();
         props.setProperty("user", settings.user());
         props.setProperty("password", settings.password());
@@ -117,7 +133,7 @@ final class PgDatabase implements AutoCloseable {
                 : String.valueOf(Math.max(1, socketTimeout.toSeconds())));
         props.setProperty("tcpKeepAlive", "true");
         props.setProperty("ApplicationName", applicationName);
-        return java.sql.DriverManager.getConnection(settings.url(), props);
+        return props;
     }
 
     /** Work on one connection, which may fail as JDBC does. */

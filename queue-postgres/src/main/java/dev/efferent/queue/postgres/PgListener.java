@@ -47,7 +47,7 @@ final class PgListener implements AutoCloseable {
     private void listen(QueueEvents events) {
         boolean warned = false;
         while (running) {
-            try (Connection connection = PgDatabase.dedicated(settings, name(settings))) {
+            try (Connection connection = PgDatabase.listening(settings, name(settings))) {
                 backendPid = connection.unwrap(PGConnection.class).getBackendPID();
                 try (Statement s = connection.createStatement()) {
                     // Set here as well: an ApplicationName in the database URL would win over the connection's own.

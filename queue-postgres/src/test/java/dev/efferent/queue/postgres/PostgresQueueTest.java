@@ -246,6 +246,27 @@ class PostgresQueueTest {
     }
 
     @Test
+    void noticesSentBackToBackAllArriveInOrder() throws Exception {
+        TaskQueue b = open(Map.of());
+        BlockingQueue<String> heard = events(b);
+        assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        // The listener does not wait for a next notice after each one (ListenerSocketFactory): those still on their
+        // way when it looks arrive at its next read, none lost, in the order they were sent.
+        PgSettings settings = PgSettings.from(database.settings(Map.of()));
+        try (Connection c = TestDatabase.connect();
+                java.sql.PreparedStatement notify = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            for (int i = 0; i < 300; i++) {
+                notify.setString(1, settings.channel());
+                notify.setString(2, "another-brain" + PgNotifier.ORIGIN + "done:t" + i);
+                notify.executeQuery().close();
+            }
+        }
+        for (int i = 0; i < 300; i++) {
+            assertEquals("done t" + i, heard.poll(10, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void aBatchOfCompletionsIsAnnouncedOncePerIdAndLongBatchesAreSplit() throws Exception {
         TaskQueue a = open(Map.of());
         TaskQueue b = open(Map.of());
