@@ -118,9 +118,39 @@ final class PgDatabase implements AutoCloseable {
      * millisecond late ({@link ListenerSocketFactory}). A {@code socketFactory} named in the database URL wins.
      */
     static java.sql.Connection listening(PgSettings settings, String applicationName) throws SQLException {
+        return listening(settings, applicationName, ListenerSocketFactory.class.getName());
+    }
+
+    /** As {@link #listening(PgSettings, String)}, with sockets from the named factory. */
+    static java.sql.Connection listening(PgSettings settings, String applicationName, String socketFactory)
+            throws SQLException {
         java.util.Properties props = properties(settings, applicationName, settings.queryTimeout());
-        props.setProperty("socketFactory", ListenerSocketFactory.class.getName());
-        return java.sql.DriverManager.getConnection(settings.url(), props);
+        props.setProperty("socketFactory", socketFactory);
+        try {
+            return java.sql.DriverManager.getConnection(settings.url(), props);
+        } catch (SQLException e) {
+            if (!madeBy(e, ReflectiveOperationException.class)) {
+                throw e;
+            }
+            // pgjdbc could not load the factory (another class loader, a module it cannot read): listen all the same.
+            Throwable root = e;
+            while (root.getCause() != null && root.getCause() != root) {
+                root = root.getCause();
+            }
+            LOG.log(System.Logger.Level.WARNING, "pgjdbc could not make the queue listener''s own sockets ({0}: {1}); "
+                    + "listening on its usual ones, which hand each notification over a millisecond late",
+                    root.getClass().getSimpleName(), root.getMessage());
+            return dedicated(settings, applicationName);
+        }
+    }
+
+    private static boolean madeBy(Throwable e, Class<? extends Throwable> cause) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (cause.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static java.util.Properties properties(PgSettings settings, String applicationName,

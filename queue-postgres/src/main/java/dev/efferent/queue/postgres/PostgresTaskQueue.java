@@ -46,6 +46,10 @@ final class PostgresTaskQueue implements TaskQueue {
     private static final String NO_FLUSH = "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush";
     /** Rows per multi-row INSERT, well under PostgreSQL's 65535 parameters per statement. */
     private static final int MAX_ROWS = 1000;
+    /** The columns an added task's row is written with, in the order of the values {@link #insert} binds. */
+    private static final String INSERTED = " (id, tool, params, priority, status, attempt, max_attempts, run_at, "
+            + "timeout_ms, target_worker, requester, idempotency_key, lease_owner, lease_expires_at, created_at, "
+            + "updated_at) VALUES ";
 
     private final PgSettings settings;
     private final Clock clock;
@@ -203,20 +207,14 @@ final class PostgresTaskQueue implements TaskQueue {
                     at(now)));
         }
         if (specs.stream().allMatch(spec -> spec.idempotencyKey().isEmpty())) {
-            int rows = sql.update("INSERT INTO " + t
-                    + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
-                    + "requester, idempotency_key, lease_owner, lease_expires_at, created_at, updated_at) VALUES "
-                    + values, params.toArray());
+            int rows = sql.update("INSERT INTO " + t + INSERTED + values, params.toArray());
             if (rows != specs.size()) {
                 throw new QueueException("PostgreSQL added " + rows + " of " + specs.size() + " tasks; none was "
                         + "expected to conflict");
             }
             return java.util.Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
         }
-        Map<String, Task> inserted = sql.list("INSERT INTO " + t
-                        + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
-                        + "requester, idempotency_key, lease_owner, lease_expires_at, created_at, updated_at) VALUES " + values
-                        + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
+        Map<String, Task> inserted = sql.list("INSERT INTO " + t + INSERTED + values + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
                 TaskRows::task, params.toArray()).stream().collect(Collectors.toMap(Task::id, task -> task));
         List<Enqueued> result = new ArrayList<>(specs.size());
         for (int i = 0; i < specs.size(); i++) {

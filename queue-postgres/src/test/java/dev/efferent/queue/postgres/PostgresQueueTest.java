@@ -246,6 +246,90 @@ class PostgresQueueTest {
     }
 
     @Test
+    void enqueuesOneAtATimeAndManyAtOnceAreAllAnnouncedToTheBrainThatRunsThem() throws Exception {
+        TaskQueue a = open(Map.of());
+        TaskQueue b = open(Map.of());
+        BlockingQueue<String> heard = events(b);
+        assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on subscribing");
+        // One at a time, then 200 from eight threads at once (the notifier sends one notice for many): b is woken for
+        // each and claims them all.
+        int claimed = 0;
+        for (int i = 0; i < 20; i++) {
+            a.enqueue(NewTask.builder("t", "{}").build());
+            assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "enqueue " + i);
+            claimed += b.claim(new ClaimRequest("w1", Set.of("t"), 10, Duration.ofSeconds(30))).size();
+        }
+        assertEquals(20, claimed);
+        heard.clear();
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<?>> added = new ArrayList<>();
+            for (int i = 0; i < 200; i++) {
+                added.add(pool.submit(() -> a.enqueue(NewTask.builder("t", "{}").build())));
+            }
+            for (Future<?> f : added) {
+                f.get(30, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        claimed = 0;
+        while (claimed < 200) {
+            assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "claimed " + claimed + " of 200 so far");
+            claimed += b.claim(new ClaimRequest("w1", Set.of("t"), 500, Duration.ofSeconds(30))).size();
+        }
+        assertEquals(200, claimed);
+    }
+
+    @Test
+    void theListenerHearsOnItsOwnSocketsAndOnPgjdbcsWhenItCannotMakeThem() throws Exception {
+        PgSettings settings = PgSettings.from(database.settings(Map.of()));
+        // pgjdbc makes the factory by its name: the listener's own, then one it cannot load (the listener then says
+        // so and listens on pgjdbc's usual sockets rather than not at all).
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(PgDatabase.class.getName());
+        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
+                    warnings.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        log.addHandler(handler);
+        try {
+            for (String factory : List.of(dev.efferent.queue.postgres.socket.ListenerSocketFactory.class.getName(),
+                    "dev.efferent.no.SuchSocketFactory")) {
+                try (Connection c = PgDatabase.listening(settings, "efferent-test-listen", factory);
+                        Statement s = c.createStatement()) {
+                    s.execute("LISTEN efferent_test_channel");
+                    s.execute("NOTIFY efferent_test_channel, 'hello'");
+                    org.postgresql.PGNotification[] heard =
+                            c.unwrap(org.postgresql.PGConnection.class).getNotifications(10_000);
+                    assertEquals("hello", heard[0].getParameter(), factory);
+                }
+                if (factory.contains("SuchSocketFactory")) {
+                    assertEquals(1, warnings.size(), warnings.toString());
+                    assertTrue(warnings.getFirst().contains("could not make the queue listener's own sockets"),
+                            warnings.getFirst());
+                } else {
+                    assertEquals(List.of(), warnings, "the listener's own sockets were made");
+                }
+            }
+        } finally {
+            log.removeHandler(handler);
+        }
+    }
+
+    @Test
     void noticesSentBackToBackAllArriveInOrder() throws Exception {
         TaskQueue b = open(Map.of());
         BlockingQueue<String> heard = events(b);

@@ -14,15 +14,20 @@ import javax.net.SocketFactory;
  * The sockets of the queue's listening connection, named to pgjdbc by its {@code socketFactory} property; not for other
  * use.
  * <p>
- * After each notification it reads, pgjdbc (42.7.4, and its master as of 2026-11) looks for another message pending
- * by reading with a socket timeout of 1 ms ({@code PGStream.hasMessagePending}); the throttle meant to spare it that
- * wait is only set when the look finds the stream ended, so every notification waits the whole millisecond before
- * {@code getNotifications} returns it. A read through these sockets with that 1 ms timeout answers at once: with what
- * is pending, or, if nothing is, with the timeout pgjdbc expects. Every other read is the socket's own.
+ * Once it has read the notifications that had arrived, pgjdbc (42.7.4, and its master as of 2026-11) looks for
+ * another message pending by reading with a socket timeout of 1 ms ({@code PGStream.hasMessagePending}), and the
+ * throttle meant to spare it that look is never set (the look returns early whether it timed out or found bytes), so
+ * every {@code getNotifications} waits the whole millisecond before it returns what it read. On these sockets the first
+ * read after the timeout is set to 1 ms answers at once: with what has arrived, or, if nothing has, with the timeout
+ * pgjdbc expects. Every other read is the socket's own, later reads under that timeout included (a layer reading a
+ * frame in parts, such as TLS or GSS encryption, waits for the rest as it would have). The listener sets no 1 ms
+ * timeout of its own.
  */
 public final class ListenerSocketFactory extends SocketFactory {
-    /** The socket timeout pgjdbc uses for its look for a pending message, and for nothing else. */
+    /** The socket timeout pgjdbc uses for its look for a pending message. */
     static final int PEEK_TIMEOUT_MS = 1;
+    /** What a look that found nothing says. */
+    static final String NOTHING_PENDING = "nothing pending (a look for a next message, answered at once)";
 
     /** As pgjdbc instantiates it. */
     public ListenerSocketFactory() {
@@ -72,15 +77,15 @@ public final class ListenerSocketFactory extends SocketFactory {
         }
     }
 
-    /** A plain socket whose reads under the 1 ms timeout do not wait. */
+    /** A plain socket whose first read after its timeout is set to 1 ms does not wait. */
     static final class PeekSocket extends Socket {
-        private volatile int timeout;
+        private volatile boolean look;
         private InputStream input;
 
         @Override
         public void setSoTimeout(int timeout) throws SocketException {
             super.setSoTimeout(timeout);
-            this.timeout = timeout;
+            look = timeout == PEEK_TIMEOUT_MS;
         }
 
         @Override
@@ -111,8 +116,11 @@ public final class ListenerSocketFactory extends SocketFactory {
             }
 
             private void peek() throws IOException {
-                if (timeout == PEEK_TIMEOUT_MS && in.available() == 0) {
-                    throw new SocketTimeoutException("no message pending");
+                if (look) {
+                    look = false;
+                    if (in.available() == 0) {
+                        throw new SocketTimeoutException(NOTHING_PENDING);
+                    }
                 }
             }
         }
