@@ -1,7 +1,6 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.QueueException;
-import dev.efferent.queue.postgres.socket.ListenerSocketFactory;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 import io.helidon.dbclient.DbClient;
@@ -114,43 +113,20 @@ final class PgDatabase implements AutoCloseable {
     }
 
     /**
-     * As {@link #dedicated(PgSettings, String)}, for the listener: notifications come through at once rather than a
-     * millisecond late ({@link ListenerSocketFactory}). A {@code socketFactory} named in the database URL wins.
+     * As {@link #dedicated(PgSettings, String)}, with sockets from the named factory (pgjdbc's {@code socketFactory}: it
+     * loads the class by name). A {@code socketFactory} named in the database URL wins.
      */
-    static java.sql.Connection listening(PgSettings settings, String applicationName) throws SQLException {
-        return listening(settings, applicationName, ListenerSocketFactory.class.getName());
-    }
-
-    /** As {@link #listening(PgSettings, String)}, with sockets from the named factory. */
-    static java.sql.Connection listening(PgSettings settings, String applicationName, String socketFactory)
+    static java.sql.Connection dedicated(PgSettings settings, String applicationName, String socketFactory)
             throws SQLException {
         java.util.Properties props = properties(settings, applicationName, settings.queryTimeout());
         props.setProperty("socketFactory", socketFactory);
-        try {
-            return java.sql.DriverManager.getConnection(settings.url(), props);
-        } catch (SQLException e) {
-            if (!madeBy(e, ReflectiveOperationException.class)) {
-                throw e;
-            }
-            // pgjdbc could not load the factory (another class loader, a module it cannot read): listen all the same.
-            Throwable root = e;
-            while (root.getCause() != null && root.getCause() != root) {
-                root = root.getCause();
-            }
-            LOG.log(System.Logger.Level.WARNING, "pgjdbc could not make the queue listener''s own sockets ({0}: {1}); "
-                    + "listening on its usual ones, which hand each notification over a millisecond late",
-                    root.getClass().getSimpleName(), root.getMessage());
-            return dedicated(settings, applicationName);
-        }
+        return java.sql.DriverManager.getConnection(settings.url(), props);
     }
 
-    private static boolean madeBy(Throwable e, Class<? extends Throwable> cause) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (cause.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
+    /** Whether pgjdbc refused a connection because it could not make the named socket factory. */
+    static boolean factoryNotMade(SQLException e, String socketFactory) {
+        return e.getCause() instanceof ReflectiveOperationException && e.getMessage() != null
+                && e.getMessage().contains(socketFactory);
     }
 
     private static java.util.Properties properties(PgSettings settings, String applicationName,

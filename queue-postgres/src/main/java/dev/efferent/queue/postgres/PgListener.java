@@ -1,6 +1,7 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.QueueEvents;
+import dev.efferent.queue.postgres.socket.ListenerSocketFactory;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -22,6 +23,9 @@ final class PgListener implements AutoCloseable {
 
     private final PgSettings settings;
     private final String origin;
+    private final String socketFactory;
+    /** Whether pgjdbc could make the listener's own sockets; once it could not, it is not asked again. */
+    private boolean ownSockets = true;
     private volatile boolean running;
     /** The process id of the listening backend; 0 while not listening. */
     private volatile int backendPid;
@@ -32,8 +36,14 @@ final class PgListener implements AutoCloseable {
      *               processes made
      */
     PgListener(PgSettings settings, String origin) {
+        this(settings, origin, ListenerSocketFactory.class.getName());
+    }
+
+    /** As pgjdbc would be given another factory for the listener's sockets (a test's). */
+    PgListener(PgSettings settings, String origin, String socketFactory) {
         this.settings = settings;
         this.origin = origin;
+        this.socketFactory = socketFactory;
     }
 
     synchronized void start(QueueEvents events) {
@@ -47,7 +57,7 @@ final class PgListener implements AutoCloseable {
     private void listen(QueueEvents events) {
         boolean warned = false;
         while (running) {
-            try (Connection connection = PgDatabase.listening(settings, name(settings))) {
+            try (Connection connection = connect()) {
                 backendPid = connection.unwrap(PGConnection.class).getBackendPID();
                 try (Statement s = connection.createStatement()) {
                     // Set here as well: an ApplicationName in the database URL would win over the connection's own.
@@ -87,6 +97,34 @@ final class PgListener implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * A connection on the listener's own sockets ({@link ListenerSocketFactory}): notifications come through at once,
+     * where pgjdbc's own sockets hand each over a millisecond late. If pgjdbc cannot make them, on its usual ones.
+     */
+    private Connection connect() throws SQLException {
+        if (ownSockets) {
+            try {
+                return PgDatabase.dedicated(settings, name(settings), socketFactory);
+            } catch (SQLException e) {
+                if (!PgDatabase.factoryNotMade(e, socketFactory)) {
+                    throw e;
+                }
+                ownSockets = false;
+                LOG.log(Level.WARNING, "pgjdbc could not make the queue listener''s own sockets ({0}); listening on "
+                        + "its usual ones, which hand each notification over a millisecond late. Load pgjdbc and "
+                        + "efferent.queue.postgres in one module layer, as the brain''s runtime does",
+                        String.valueOf(e.getCause()));
+                try {
+                    return PgDatabase.dedicated(settings, name(settings));
+                } catch (SQLException again) {
+                    again.addSuppressed(e);
+                    throw again;
+                }
+            }
+        }
+        return PgDatabase.dedicated(settings, name(settings));
     }
 
     private void deliver(QueueEvents events, String notice) {

@@ -214,7 +214,8 @@ final class PostgresTaskQueue implements TaskQueue {
             }
             return java.util.Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
         }
-        Map<String, Task> inserted = sql.list("INSERT INTO " + t + INSERTED + values + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
+        Map<String, Task> inserted = sql.list("INSERT INTO " + t + INSERTED + values
+                        + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
                 TaskRows::task, params.toArray()).stream().collect(Collectors.toMap(Task::id, task -> task));
         List<Enqueued> result = new ArrayList<>(specs.size());
         for (int i = 0; i < specs.size(); i++) {

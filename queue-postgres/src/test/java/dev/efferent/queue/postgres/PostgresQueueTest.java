@@ -252,7 +252,7 @@ class PostgresQueueTest {
         BlockingQueue<String> heard = events(b);
         assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on subscribing");
         // One at a time, then 200 from eight threads at once (the notifier sends one notice for many): b is woken for
-        // each and claims them all.
+        // each of the first, and after the last of the others, and claims them all.
         int claimed = 0;
         for (int i = 0; i < 20; i++) {
             a.enqueue(NewTask.builder("t", "{}").build());
@@ -260,33 +260,32 @@ class PostgresQueueTest {
             claimed += b.claim(new ClaimRequest("w1", Set.of("t"), 10, Duration.ofSeconds(30))).size();
         }
         assertEquals(20, claimed);
-        heard.clear();
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<?>> added = new ArrayList<>();
             for (int i = 0; i < 200; i++) {
                 added.add(pool.submit(() -> a.enqueue(NewTask.builder("t", "{}").build())));
             }
+            // b claims all there is each time it is woken, while the enqueues go on: it gets them all only if the
+            // last of them is followed by a notice too.
+            claimed = 0;
+            while (claimed < 200) {
+                assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "claimed " + claimed + " of 200 so far");
+                claimed += b.claim(new ClaimRequest("w1", Set.of("t"), 500, Duration.ofSeconds(30))).size();
+            }
+            assertEquals(200, claimed);
             for (Future<?> f : added) {
                 f.get(30, TimeUnit.SECONDS);
             }
         } finally {
             pool.shutdownNow();
         }
-        claimed = 0;
-        while (claimed < 200) {
-            assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "claimed " + claimed + " of 200 so far");
-            claimed += b.claim(new ClaimRequest("w1", Set.of("t"), 500, Duration.ofSeconds(30))).size();
-        }
-        assertEquals(200, claimed);
     }
 
     @Test
-    void theListenerHearsOnItsOwnSocketsAndOnPgjdbcsWhenItCannotMakeThem() throws Exception {
+    void aListenerWhoseSocketsPgjdbcCannotMakeSaysSoOnceAndListensOnItsUsualOnes() throws Exception {
         PgSettings settings = PgSettings.from(database.settings(Map.of()));
-        // pgjdbc makes the factory by its name: the listener's own, then one it cannot load (the listener then says
-        // so and listens on pgjdbc's usual sockets rather than not at all).
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(PgDatabase.class.getName());
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(PgListener.class.getName());
         List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
         java.util.logging.Handler handler = new java.util.logging.Handler() {
             @Override
@@ -306,26 +305,55 @@ class PostgresQueueTest {
         };
         log.addHandler(handler);
         try {
+            // The listener's own sockets: no warning. Then a factory pgjdbc cannot load (as in a class loader that
+            // cannot see it): one warning, notices heard all the same, before and after the connection is lost.
             for (String factory : List.of(dev.efferent.queue.postgres.socket.ListenerSocketFactory.class.getName(),
                     "dev.efferent.no.SuchSocketFactory")) {
-                try (Connection c = PgDatabase.listening(settings, "efferent-test-listen", factory);
-                        Statement s = c.createStatement()) {
-                    s.execute("LISTEN efferent_test_channel");
-                    s.execute("NOTIFY efferent_test_channel, 'hello'");
-                    org.postgresql.PGNotification[] heard =
-                            c.unwrap(org.postgresql.PGConnection.class).getNotifications(10_000);
-                    assertEquals("hello", heard[0].getParameter(), factory);
+                warnings.clear();
+                PgListener listener = new PgListener(settings, "me", factory);
+                BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+                listener.start(new QueueEvents() {
+                    @Override
+                    public void workAvailable() {
+                        heard.add("work");
+                    }
+
+                    @Override
+                    public void taskCancelled(String taskId) {
+                        heard.add("cancel " + taskId);
+                    }
+                });
+                try {
+                    assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on listening");
+                    notify(settings, "another-brain|cancel:t1");
+                    assertEquals("cancel t1", heard.poll(10, TimeUnit.SECONDS), factory);
+                    database.execute("SELECT pg_terminate_backend(" + listener.backendPid() + ")");
+                    assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on listening again");
+                    notify(settings, "another-brain|cancel:t2");
+                    assertEquals("cancel t2", heard.poll(10, TimeUnit.SECONDS), factory);
+                } finally {
+                    listener.close();
                 }
+                List<String> aboutSockets = warnings.stream().filter(w -> w.contains("own sockets")).toList();
                 if (factory.contains("SuchSocketFactory")) {
-                    assertEquals(1, warnings.size(), warnings.toString());
-                    assertTrue(warnings.getFirst().contains("could not make the queue listener's own sockets"),
-                            warnings.getFirst());
+                    assertEquals(1, aboutSockets.size(), warnings.toString());
+                    assertTrue(aboutSockets.getFirst().contains("ClassNotFoundException: " + factory)
+                            && aboutSockets.getFirst().contains("one module layer"), aboutSockets.getFirst());
                 } else {
-                    assertEquals(List.of(), warnings, "the listener's own sockets were made");
+                    assertEquals(List.of(), aboutSockets, "the listener's own sockets were made");
                 }
             }
         } finally {
             log.removeHandler(handler);
+        }
+    }
+
+    private static void notify(PgSettings settings, String payload) throws Exception {
+        try (Connection c = TestDatabase.connect();
+                java.sql.PreparedStatement notify = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            notify.setString(1, settings.channel());
+            notify.setString(2, payload);
+            notify.executeQuery().close();
         }
     }
 

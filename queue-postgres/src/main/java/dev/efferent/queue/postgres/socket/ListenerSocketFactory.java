@@ -14,7 +14,7 @@ import javax.net.SocketFactory;
  * The sockets of the queue's listening connection, named to pgjdbc by its {@code socketFactory} property; not for other
  * use.
  * <p>
- * Once it has read the notifications that had arrived, pgjdbc (42.7.4, and its master as of 2026-11) looks for
+ * Once it has read the notifications that had arrived, pgjdbc (42.7.4, and its master branch of July 2026) looks for
  * another message pending by reading with a socket timeout of 1 ms ({@code PGStream.hasMessagePending}), and the
  * throttle meant to spare it that look is never set (the look returns early whether it timed out or found bytes), so
  * every {@code getNotifications} waits the whole millisecond before it returns what it read. On these sockets the first

@@ -119,8 +119,8 @@ class ListenerSocketFactoryTest {
                     Socket s = factory.createSocket();
                     s.connect(new java.net.InetSocketAddress(loopback, port), 10_000);
                     return s;
-                }, () -> factory.createSocket("127.0.0.1", port),
-                () -> factory.createSocket(loopback, port), () -> factory.createSocket("127.0.0.1", port, loopback, 0),
+                }, () -> factory.createSocket(loopback.getHostAddress(), port),
+                () -> factory.createSocket(loopback, port), () -> factory.createSocket(loopback.getHostAddress(), port, loopback, 0),
                 () -> factory.createSocket(loopback, port, loopback, 0));
         for (Connect way : ways) {
             try (Socket s = way.socket(); Socket accepted = server.accept()) {
