@@ -13,7 +13,7 @@ Measured on this project's machine kind: $(nproc) cores, $(free -g | awk '/Mem:/
 $(. /etc/os-release; echo "$PRETTY_NAME"), $(date -u +%Y-%m-%d). Everything runs on loopback. Latencies are the
 median over 3 runs of each run's p50 and p99; rates are the median of 3 runs (the queue figures are one run of each).
 Reproduce with \`bin/efferent build && bench/run.sh [scenario]\` (\`roundtrip\`, \`throughput\`, \`drain\`, \`queue\`,
-\`connections\`, \`agent\`, \`stack\` or \`all\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
+\`connections\`, \`agent\`, \`stack\`, \`peers\` or \`all\`, which leaves out \`peers\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
 
 ## 1. Dispatch round trip
 
@@ -135,3 +135,22 @@ echo p50 = $(v stack.echo.p50).
 
 Goal: ≥ 0.25 B tasks/s with 64 callers and PostgreSQL; p50 ≤ 2 ms with 1 caller.
 MD
+if [ -n "$(v peers.graphile.enqueue)" ]; then
+  cat <<MD
+
+## 9. Peers on the same PostgreSQL
+
+graphile-worker and pg-boss (\`bench/peers\`, run with Node), each in the shape its users run it; ours is the queue
+alone (section 3; run \`bench/run.sh queue peers\` for both in one report).
+
+| | Efferent (PostgreSQL) | graphile-worker | pg-boss |
+|---|---|---|---|
+| single enqueue, 8 producers | $(v queue.postgres.enqueue) | $(v peers.graphile.enqueue) | $(v peers.pgboss.enqueue) |
+| drain, one job per fetch, 8 workers | $(v queue.postgres.claim-complete) | $(v peers.graphile.drain) | $(v peers.pgboss.drain) |
+| drain in batches of 64 | $(v queue.postgres.claim64-complete) | not measured | $(v peers.pgboss.drain-batched) |
+| insert → start p50 | $(v queue.postgres.insert-to-claim.p50) | $(v peers.graphile.insert-to-start.p50) | $(v peers.pgboss.insert-to-start.p50) |
+| insert → start p99 | $(v queue.postgres.insert-to-claim.p99) | $(v peers.graphile.insert-to-start.p99) | $(v peers.pgboss.insert-to-start.p99) |
+
+Goal: ahead of both on every row.
+MD
+fi
