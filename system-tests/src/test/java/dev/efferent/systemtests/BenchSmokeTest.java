@@ -30,4 +30,27 @@ class BenchSmokeTest {
             assertTrue(text.contains(key + " = "), key + " missing from\n" + text);
         }
     }
+
+    @Test
+    void thePeersRunBesideTheQueueAndReportTheirFigures() throws Exception {
+        // graphile-worker and pg-boss from the npm registry (bench/peers, installed on first use), run with Node.
+        Path root = Path.of(System.getProperty("efferent.test.root")).toAbsolutePath().normalize();
+        Path out = Files.createTempFile("bench-peers", ".txt");
+        ProcessBuilder pb = new ProcessBuilder("bash", root.resolve("bench/run.sh").toString(), "--smoke", "peers")
+                .directory(root.toFile()).redirectErrorStream(true).redirectOutput(out.toFile());
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        Process p = pb.start();
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
+            p.destroyForcibly();
+            throw new AssertionError("the peers' smoke run took more than 5 minutes:\n" + Files.readString(out));
+        }
+        String text = Files.readString(out);
+        assertEquals(0, p.exitValue(), text);
+        for (String key : new String[]{"peers.graphile.enqueue", "peers.graphile.drain",
+                "peers.graphile.insert-to-start.p50", "peers.pgboss.enqueue", "peers.pgboss.drain-batched",
+                "peers.pgboss.insert-to-start.p99"}) {
+            assertTrue(text.contains(key + " = "), key + " missing from\n" + text);
+        }
+    }
 }
