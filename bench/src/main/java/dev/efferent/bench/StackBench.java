@@ -52,8 +52,13 @@ final class StackBench {
             port = s.getLocalPort();
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        // As the runtimes' launchers start them (bin/build-runtimes), unless told otherwise.
+        // As the runtimes' launchers start them (bin/build-runtimes), unless told otherwise: both with C1 alone, the
+        // workers with the serial collector and a heap that starts small (the brain keeps the JVM's default, G1).
         List<String> opts = List.of(System.getProperty("efferent.bench.jvm-opts", "-XX:TieredStopAtLevel=1").trim()
+                .split(" +")).stream().filter(o -> !o.isEmpty()).toList();
+        String workerDefault = "-XX:+UseSerialGC -Xms4m"
+                + (Runtime.version().feature() >= 22 ? " -XX:TrimNativeHeapInterval=2000" : "");
+        List<String> workerOpts = List.of(System.getProperty("efferent.bench.worker.jvm-opts", workerDefault).trim()
                 .split(" +")).stream().filter(o -> !o.isEmpty()).toList();
         Path brainLib = Path.of(System.getProperty("efferent.bench.brain.lib", "app-brain/target/lib"));
         Path workerLib = Path.of(System.getProperty("efferent.bench.worker.lib", "app-worker/target/lib"));
@@ -81,6 +86,7 @@ final class StackBench {
             for (int w = 0; w < WORKERS; w++) {
                 List<String> cmd = new ArrayList<>(List.of(java));
                 cmd.addAll(opts);
+                cmd.addAll(workerOpts);
                 cmd.addAll(List.of("-Xmx256m", "-Duser.home=" + dir, "-p", workerLib.toString(), "-m",
                         "efferent.worker/dev.efferent.worker.WorkerMain", "--brain-url", "ws://127.0.0.1:" + port,
                         "--name", "w" + w, "--state-dir", dir.resolve("w" + w).toString(), "--root", dir.toString(),
