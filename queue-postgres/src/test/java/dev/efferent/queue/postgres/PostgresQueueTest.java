@@ -226,7 +226,13 @@ class PostgresQueueTest {
 
     private static BlockingQueue<String> events(TaskQueue queue) {
         BlockingQueue<String> events = new LinkedBlockingQueue<>();
-        queue.subscribe(new QueueEvents() {
+        queue.subscribe(recorder(events));
+        return events;
+    }
+
+    /** Events as text: "work", "done <id>", "cancel <id>". */
+    private static QueueEvents recorder(BlockingQueue<String> events) {
+        return new QueueEvents() {
             @Override
             public void workAvailable() {
                 events.add("work");
@@ -241,8 +247,7 @@ class PostgresQueueTest {
             public void taskCancelled(String taskId) {
                 events.add("cancel " + taskId);
             }
-        });
-        return events;
+        };
     }
 
     @Test
@@ -312,17 +317,7 @@ class PostgresQueueTest {
                 warnings.clear();
                 PgListener listener = new PgListener(settings, "me", factory);
                 BlockingQueue<String> heard = new LinkedBlockingQueue<>();
-                listener.start(new QueueEvents() {
-                    @Override
-                    public void workAvailable() {
-                        heard.add("work");
-                    }
-
-                    @Override
-                    public void taskCancelled(String taskId) {
-                        heard.add("cancel " + taskId);
-                    }
-                });
+                listener.start(recorder(heard));
                 try {
                     assertEquals("work", heard.poll(10, TimeUnit.SECONDS), "a look on listening");
                     notify(settings, "another-brain|cancel:t1");

@@ -40,13 +40,12 @@ class ListenerSocketFactoryTest {
 
     @AfterEach
     void close() throws IOException {
-        for (AutoCloseable c : new AutoCloseable[] {client, peer, server}) {
-            try {
-                if (c != null) {
-                    c.close();
-                }
-            } catch (Exception e) {
-                throw new IOException(e);
+        try (server) {
+            if (client != null) {
+                client.close();
+            }
+            if (peer != null) {
+                peer.close();
             }
         }
     }
