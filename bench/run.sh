@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the benchmarks on loopback, prints the figures and writes a report of them to
 # bench/target/BENCHMARKS-<scenario>.md (docs/BENCHMARKS.md is kept by hand, with each change's before and after).
-#   bench/run.sh [--smoke] [roundtrip|throughput|drain|queue|connections|agent|stack|peers|all]   (default all)
+#   bench/run.sh [--smoke] [-Dname=value ...] [roundtrip|throughput|drain|queue|connections|agent|stack|peers|all]
+# (default all; -D settings go to the benchmarks' JVM, e.g. -Defferent.bench.stack.callers=1)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
 # peers (not part of all): graphile-worker and pg-boss on the same PostgreSQL, from bench/peers (Node 18+ and npm;
@@ -18,10 +19,12 @@ ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 smoke=""
 args=()
 java_args=()
+props=()
 peers=""
 for a in "$@"; do
   case "$a" in
     --smoke) smoke="--smoke" ;;
+    -D*) props+=("$a") ;;
     peers) peers=1; args+=("$a") ;;
     *) args+=("$a"); java_args+=("$a") ;;
   esac
@@ -31,7 +34,7 @@ figures="$(mktemp)"
 trap 'rm -f "$figures"' EXIT
 if [ ${#java_args[@]} -gt 0 ]; then
   "$JAVA_HOME/bin/java" -Xmx2g -Defferent.bench.brain.lib="$here/app-brain/target/lib" \
-    -Defferent.bench.worker.lib="$here/app-worker/target/lib" \
+    -Defferent.bench.worker.lib="$here/app-worker/target/lib" ${props[@]+"${props[@]}"} \
     -p bench/target/lib -m efferent.bench/dev.efferent.bench.BenchMain $smoke "${java_args[@]}" > "$figures"
   cat "$figures"
 fi
