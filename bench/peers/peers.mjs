@@ -1,7 +1,8 @@
 // graphile-worker and pg-boss on the PostgreSQL that bench/run.sh queue uses, in the shape of our queue figures:
 // single enqueue (8 concurrent producers), drain one job per fetch (8 concurrent workers), drain in batches where the
 // library batches, and insert -> start latency. Prints "key = value" lines like BenchMain. Bounded: N jobs per row.
-// Each library first runs the same rows smaller and unmeasured, as our queue's figures are taken after a warm-up.
+// Each library first runs the same rows unmeasured, as our queue's figures are taken after a warm-up of their size
+// (pg-boss's one-job-per-fetch and latency rows smaller: its workers poll every 0.5 s, whatever they have run).
 import pg from 'pg';
 import { run, makeWorkerUtils } from 'graphile-worker';
 import PgBoss from 'pg-boss';
@@ -9,6 +10,9 @@ import PgBoss from 'pg-boss';
 const url = process.env.BENCH_DB_URL || 'postgres://postgres@127.0.0.1:5432/test';
 const N = Number(process.env.BENCH_JOBS || 4000);
 const LATENCY = Number(process.env.BENCH_LATENCY_JOBS || 200);
+if (![N, LATENCY].every(v => Number.isInteger(v) && v >= 1)) {
+  throw new Error('BENCH_JOBS and BENCH_LATENCY_JOBS must be whole numbers of at least 1');
+}
 const print = (k, v) => console.log(`${k} = ${v}`);
 const silent = () => {};
 const rate = (n, ms) => `${Math.round(n / (ms / 1000))}/s`;
@@ -95,10 +99,9 @@ function quiet() {
   return { ...scope(), scope };
 }
 
-const warm = Math.max(10, Math.ceil(N / 8));
-await graphile(warm, 10, silent);
+await graphile(N, LATENCY, silent);
 await graphile(N, LATENCY, print);
 // One job per fetch, each worker polling every 0.5 s (pg-boss's floor): a few hundred jobs are enough to see it.
-await pgboss(warm, Math.min(warm, 16), 5, silent);
+await pgboss(N, Math.min(N, 16), Math.min(LATENCY, 5), silent);
 await pgboss(N, Math.min(N, 400), Math.min(LATENCY, 40), print);
 process.exit(0);

@@ -66,7 +66,10 @@ final class QueueBench {
         });
     }
 
-    /** Runs every phase on a fresh schema; records figures into {@code figures} unless it is null (a warm-up). */
+    /**
+     * Runs every phase on a fresh schema; records the rates into {@code figures} and prints the latencies, unless
+     * {@code figures} is null (a warm-up).
+     */
     private static void phases(String provider, int n, Map<String, Double> figures, int latencySamples)
             throws Exception {
         String schema = "efferent_bench_" + System.nanoTime() % 100000;
