@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Runs the benchmarks on loopback, prints the figures and writes a report of them to
 # bench/target/BENCHMARKS-<scenario>.md (docs/BENCHMARKS.md is kept by hand, with each change's before and after).
-#   bench/run.sh [--smoke] [-Dname=value ...] [roundtrip|throughput|drain|queue|connections|agent|stack|peers|all]
-# (default all; -D settings go to the benchmarks' JVM, e.g. -Defferent.bench.stack.callers=1)
+#   bench/run.sh [--smoke] [-Dname=value ...] [-XX:option ...]
+#                [roundtrip|throughput|drain|queue|connections|agent|stack|peers|all]
+# (default all; -D settings and -XX options go to the benchmarks' JVM, e.g. -Defferent.bench.stack.callers=1 or
+# -XX:TieredStopAtLevel=1)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
 # peers (not part of all): graphile-worker and pg-boss on the same PostgreSQL, from bench/peers (Node 18+ and npm;
@@ -24,7 +26,7 @@ peers=""
 for a in "$@"; do
   case "$a" in
     --smoke) smoke="--smoke" ;;
-    -D*) props+=("$a") ;;
+    -D*|-XX:*) props+=("$a") ;;
     peers) peers=1; args+=("$a") ;;
     *) args+=("$a"); java_args+=("$a") ;;
   esac
