@@ -54,12 +54,9 @@ final class StackBench {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         // As the runtimes' launchers start them (bin/build-runtimes), unless told otherwise: both with C1 alone, the
         // workers with the serial collector and a heap that starts small (the brain keeps the JVM's default, G1).
-        List<String> opts = List.of(System.getProperty("efferent.bench.jvm-opts", "-XX:TieredStopAtLevel=1").trim()
-                .split(" +")).stream().filter(o -> !o.isEmpty()).toList();
-        String workerDefault = "-XX:+UseSerialGC -Xms4m"
-                + (Runtime.version().feature() >= 22 ? " -XX:TrimNativeHeapInterval=2000" : "");
-        List<String> workerOpts = List.of(System.getProperty("efferent.bench.worker.jvm-opts", workerDefault).trim()
-                .split(" +")).stream().filter(o -> !o.isEmpty()).toList();
+        List<String> opts = jvmOptions("efferent.bench.jvm-opts", "-XX:TieredStopAtLevel=1");
+        List<String> workerOpts = jvmOptions("efferent.bench.worker.jvm-opts", "-XX:+UseSerialGC -Xms4m"
+                + (Runtime.version().feature() >= 22 ? " -XX:TrimNativeHeapInterval=2000" : ""));
         Path brainLib = Path.of(System.getProperty("efferent.bench.brain.lib", "app-brain/target/lib"));
         Path workerLib = Path.of(System.getProperty("efferent.bench.worker.lib", "app-worker/target/lib"));
         List<String> brainCmd = new ArrayList<>(List.of(java));
@@ -299,5 +296,11 @@ final class StackBench {
     private static HttpResponse<String> get(HttpClient http, int port, String path) throws IOException, InterruptedException {
         return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .header("Authorization", "Bearer " + TOKEN).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** The JVM options in system property {@code name}, space-separated, or {@code defaults}. */
+    private static List<String> jvmOptions(String name, String defaults) {
+        return java.util.Arrays.stream(System.getProperty(name, defaults).trim().split(" +"))
+                .filter(o -> !o.isEmpty()).toList();
     }
 }
