@@ -13,7 +13,7 @@ Measured on this project's machine kind: $(nproc) cores, $(free -g | awk '/Mem:/
 $(. /etc/os-release; echo "$PRETTY_NAME"), $(date -u +%Y-%m-%d). Everything runs on loopback. Latencies are the
 median over 3 runs of each run's p50 and p99; rates are the median of 3 runs (the queue figures are one run of each).
 Reproduce with \`bin/efferent build && bench/run.sh [scenario]\` (\`roundtrip\`, \`throughput\`, \`drain\`, \`queue\`,
-\`connections\`, \`agent\`, \`stack\`, \`peers\` or \`all\`, which leaves out \`peers\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
+\`connections\`, \`agent\`, \`stack\`, \`peers\`, \`statements\` or \`all\`, which leaves out \`peers\` and \`statements\`); \`bench/run.sh --smoke\` runs each for a moment (the tests do, so the harness stays alive).
 
 ## 1. Dispatch round trip
 
@@ -152,5 +152,22 @@ alone (section 3; run \`bench/run.sh queue peers\` for both in one report).
 | insert → start p99 | $(v queue.postgres.insert-to-claim.p99) | $(v peers.graphile.insert-to-start.p99) | $(v peers.pgboss.insert-to-start.p99) |
 
 Goal: ahead of both on every row.
+MD
+fi
+if [ -n "$(v statements.claim-complete)" ]; then
+  cat <<MD
+
+## The queue's statements alone
+
+The claim and the completion of section 3's unbatched row run by pgbench, no JVM (\`bench/statements.sh\`, run by
+\`bench/run.sh statements\`): each on a fresh table of queued tasks with the queue's indexes, 8 clients. B here is
+$(v statements.B); $(v statements.B-no-flush) with \`synchronous_commit\` off.
+
+| statements | tasks/s |
+|---|---|
+| claim, then complete (the unbatched row) | $(v statements.claim-complete) |
+| claim alone | $(v statements.claim) |
+| complete alone | $(v statements.complete) |
+| claim, then complete, nothing waiting for the disk (ratio of B measured so) | $(v statements.claim-complete-no-flush) |
 MD
 fi

@@ -23,11 +23,13 @@ args=()
 java_args=()
 props=()
 peers=""
+statements=""
 for a in "$@"; do
   case "$a" in
     --smoke) smoke="--smoke" ;;
     -D*|-XX:*) props+=("$a") ;;
     peers) peers=1; args+=("$a") ;;
+    statements) statements=1; args+=("$a") ;;
     *) args+=("$a"); java_args+=("$a") ;;
   esac
 done
@@ -54,6 +56,9 @@ if [ -n "$peers" ]; then
   [ -z "$smoke" ] || { jobs=100; latency=10; }
   (cd bench/peers && BENCH_JOBS="${BENCH_JOBS:-$jobs}" BENCH_LATENCY_JOBS="${BENCH_LATENCY_JOBS:-$latency}" \
     node peers.mjs) | tee -a "$figures"
+fi
+if [ -n "$statements" ]; then
+  bash bench/statements.sh $smoke | tee -a "$figures"
 fi
 if [ -z "$smoke" ]; then
   # docs/BENCHMARKS.md is kept by hand (each change's before and after): the report goes beside the build.

@@ -28,6 +28,12 @@ class BenchSmokeTest {
                 "peers.pgboss.insert-to-start.p99");
     }
 
+    @Test
+    void theQueuesStatementsRunInPgbenchAloneAndReportTheirFigures() throws Exception {
+        assertFigures(smoke("statements"), "statements.B", "statements.claim-complete", "statements.claim",
+                "statements.complete", "statements.claim-complete-no-flush");
+    }
+
     /** What {@code bench/run.sh --smoke <scenario>} printed, once it ended well within 5 minutes. */
     private static String smoke(String scenario) throws Exception {
         Path root = Path.of(System.getProperty("efferent.test.root")).toAbsolutePath().normalize();
