@@ -2,20 +2,18 @@
 # Runs the benchmarks on loopback, prints the figures and writes a report of them to
 # bench/target/BENCHMARKS-<scenario>.md (docs/BENCHMARKS.md is kept by hand, with each change's before and after).
 #   bench/run.sh [--smoke] [-Dname=value ...] [-XX:option ...]
-#                [roundtrip|throughput|drain|queue|connections|agent|stack|peers|all]
+#                [roundtrip|throughput|drain|queue|connections|agent|stack|peers|statements|all]
 # (default all; -D settings and -XX options go to the benchmarks' JVM, e.g. -Defferent.bench.stack.callers=1 or
 # -XX:TieredStopAtLevel=1)
 # Needs a built tree (bin/efferent build), PostgreSQL on 127.0.0.1:5432 (user postgres, trust; .ci/postgres.sh)
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
 # peers (not part of all): graphile-worker and pg-boss on the same PostgreSQL, from bench/peers (Node 18+ and npm;
 # its packages come from the npm registry on first use); `bench/run.sh queue peers` puts ours beside theirs.
+# statements (not part of all): the queue's claim and completion run by pgbench alone (bench/statements.sh).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
 source <(sed -n '/^java_major()/,/^}/p;/^find_jdk()/,/^}/p' bin/efferent)
-JAVA_HOME="$(find_jdk)"
-[ -n "$JAVA_HOME" ] || { echo "bench: no JDK 21+ found" >&2; exit 1; }
-[ -d bench/target/lib ] && [ -d app-brain/target/lib ] || { echo "bench: run bin/efferent build first" >&2; exit 1; }
 # 10,000 connections need 10,000 descriptors on each side.
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 smoke=""
@@ -37,6 +35,9 @@ done
 figures="$(mktemp)"
 trap 'rm -f "$figures"' EXIT
 if [ ${#java_args[@]} -gt 0 ]; then
+  JAVA_HOME="$(find_jdk)"
+  [ -n "$JAVA_HOME" ] || { echo "bench: no JDK 21+ found" >&2; exit 1; }
+  [ -d bench/target/lib ] && [ -d app-brain/target/lib ] || { echo "bench: run bin/efferent build first" >&2; exit 1; }
   "$JAVA_HOME/bin/java" -Xmx2g -Defferent.bench.brain.lib="$here/app-brain/target/lib" \
     -Defferent.bench.worker.lib="$here/app-worker/target/lib" ${props[@]+"${props[@]}"} \
     -p bench/target/lib -m efferent.bench/dev.efferent.bench.BenchMain $smoke "${java_args[@]}" > "$figures"
