@@ -159,9 +159,9 @@ if [ -n "$(v statements.claim-complete)" ]; then
 
 ## The queue's statements alone
 
-The claim and the completion of section 3's unbatched row run by pgbench, no JVM (\`bench/statements.sh\`, run by
-\`bench/run.sh statements\`): each on a fresh table of 80,000 queued tasks with the queue's indexes, 16,000 tasks
-by 8 clients, as that row. B here is $(v statements.B); $(v statements.B-no-flush) with \`synchronous_commit\`
+The claim and the completion of section 3's unbatched row run by pgbench, no JVM (\`bench/run.sh statements\`,
+\`StatementsBench\`): each on a fresh table of 80,000 queued tasks made by the queue's migrations, 16,000 tasks by 8
+clients, as that row. B here is $(v statements.B); $(v statements.B-no-flush) with \`synchronous_commit\`
 off. PostgreSQL's autovacuum: $(v statements.autovacuum).
 
 | statements | tasks/s |

@@ -9,7 +9,7 @@
 # and pgbench. Every scenario is bounded; the whole run takes about five minutes on 2 cores.
 # peers (not part of all): graphile-worker and pg-boss on the same PostgreSQL, from bench/peers (Node 18+ and npm;
 # its packages come from the npm registry on first use); `bench/run.sh queue peers` puts ours beside theirs.
-# statements (not part of all): the queue's claim and completion run by pgbench alone (bench/statements.sh).
+# statements (not part of all): the queue's claim and completion run by pgbench alone (StatementsBench).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
@@ -21,13 +21,11 @@ args=()
 java_args=()
 props=()
 peers=""
-statements=""
 for a in "$@"; do
   case "$a" in
     --smoke) smoke="--smoke" ;;
     -D*|-XX:*) props+=("$a") ;;
     peers) peers=1; args+=("$a") ;;
-    statements) statements=1; args+=("$a") ;;
     *) args+=("$a"); java_args+=("$a") ;;
   esac
 done
@@ -57,9 +55,6 @@ if [ -n "$peers" ]; then
   [ -z "$smoke" ] || { jobs=100; latency=10; }
   (cd bench/peers && BENCH_JOBS="${BENCH_JOBS:-$jobs}" BENCH_LATENCY_JOBS="${BENCH_LATENCY_JOBS:-$latency}" \
     node peers.mjs) | tee -a "$figures"
-fi
-if [ -n "$statements" ]; then
-  bash bench/statements.sh $smoke | tee -a "$figures"
 fi
 if [ -z "$smoke" ]; then
   # docs/BENCHMARKS.md is kept by hand (each change's before and after): the report goes beside the build.

@@ -52,8 +52,9 @@ public final class BenchMain {
                 case "connections" -> ConnectionsBench.run(smoke);
                 case "agent" -> AgentBench.run(smoke);
                 case "stack" -> StackBench.run(smoke);
+                case "statements" -> StatementsBench.run(smoke);
                 default -> throw new IllegalArgumentException("unknown scenario '" + s
-                        + "'; use roundtrip, throughput, drain, queue, connections, agent, stack or all");
+                        + "'; use roundtrip, throughput, drain, queue, connections, agent, stack, statements or all");
             }
             System.err.printf(Locale.ROOT, "scenario %s took %.1f s%n", s, (System.nanoTime() - start) / 1e9);
         }

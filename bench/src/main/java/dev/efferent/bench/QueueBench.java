@@ -106,7 +106,7 @@ final class QueueBench {
         }
     }
 
-    private static TaskQueue open(String provider, Map<String, String> settings) {
+    static TaskQueue open(String provider, Map<String, String> settings) {
         return Queues.providers().build().select(provider).open(key -> Optional.ofNullable(settings.get(key)),
                 Clock.systemUTC());
     }
@@ -238,18 +238,40 @@ final class QueueBench {
      * the floor under insert → claim, which waits for two commits (the enqueue's and the claim's).
      */
     static double pgbench(boolean paced) throws Exception {
+        return pgbench(paced, "", 15);
+    }
+
+    /** B, pgbench's session options {@code options} (PGOPTIONS; empty for none), over {@code seconds}. */
+    static double pgbench(boolean paced, String options, int seconds) throws Exception {
         sql("DROP DATABASE IF EXISTS efferent_pgbench");
         sql("CREATE DATABASE efferent_pgbench");
         Path script = Files.createTempFile("efferent-pgbench", ".sql");
-        Files.writeString(script, "\\set aid random(1, 1000000)\nUPDATE pgbench_accounts SET abalance = abalance + 1 "
-                + "WHERE aid = :aid;\n");
-        exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-i", "-q", "-s", "10", "efferent_pgbench"));
-        String out = exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-n", "-M", "prepared", "-c", "8", "-j", "2",
-                "-T", "15", "-f", script.toString(), "efferent_pgbench"));
-        if (paced) {
-            commitLatency(script);
+        try {
+            Files.writeString(script, "\\set aid random(1, 1000000)\nUPDATE pgbench_accounts SET abalance = abalance + 1 "
+                    + "WHERE aid = :aid;\n");
+            exec(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-i", "-q", "-s", "10", "efferent_pgbench"), "");
+            double tps = tps(script, "efferent_pgbench", options, "-T", String.valueOf(seconds));
+            if (paced) {
+                commitLatency(script);
+            }
+            return tps;
+        } finally {
+            sql("DROP DATABASE IF EXISTS efferent_pgbench");
+            Files.delete(script);
         }
-        sql("DROP DATABASE IF EXISTS efferent_pgbench");
+    }
+
+    /**
+     * Transactions per second of pgbench running {@code script} in {@code database}: 8 clients, prepared statements,
+     * {@code options} as its PGOPTIONS (empty for none), {@code run} its length ({@code -T seconds} or {@code -t} each
+     * client's count); the variable {@code i} starts at 0.
+     */
+    static double tps(Path script, String database, String options, String... run) throws Exception {
+        List<String> command = new ArrayList<>(List.of("pgbench", "-h", "127.0.0.1", "-U", USER, "-n", "-M",
+                "prepared", "-c", String.valueOf(THREADS), "-j", "2", "-D", "i=0"));
+        command.addAll(List.of(run));
+        command.addAll(List.of("-f", script.toString(), database));
+        String out = exec(command, options);
         Matcher m = Pattern.compile("tps = ([0-9.]+)").matcher(out);
         if (!m.find()) {
             throw new IllegalStateException("pgbench printed no tps:\n" + out);
@@ -295,8 +317,14 @@ final class QueueBench {
         }
     }
 
-    private static String exec(List<String> command) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    /** Runs {@code command} with {@code pgOptions} as its PGOPTIONS (empty: none); its output, or why it failed. */
+    private static String exec(List<String> command, String pgOptions) throws IOException, InterruptedException {
+        ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+        pb.environment().remove("PGOPTIONS");
+        if (!pgOptions.isEmpty()) {
+            pb.environment().put("PGOPTIONS", pgOptions);
+        }
+        Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes());
         if (p.waitFor() != 0) {
             throw new IllegalStateException(String.join(" ", command) + " failed:\n" + out);
