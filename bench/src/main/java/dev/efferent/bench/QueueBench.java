@@ -332,6 +332,19 @@ final class QueueBench {
         return out;
     }
 
+    /** The first column of the first row {@code query} returns, as text. */
+    static String value(String query) throws Exception {
+        Properties props = new Properties();
+        props.setProperty("user", USER);
+        try (Connection c = DriverManager.getConnection(URL, props); Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery(query)) {
+            if (!rs.next()) {
+                throw new IllegalStateException("no row from: " + query);
+            }
+            return rs.getString(1);
+        }
+    }
+
     static void sql(String statement) throws Exception {
         Properties props = new Properties();
         props.setProperty("user", USER);

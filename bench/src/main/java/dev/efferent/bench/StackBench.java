@@ -120,6 +120,17 @@ final class StackBench {
                 }
             }
             if (queue.equals("postgres")) {
+                // Writes of a task's row after its insert, per task, the warm-up's included: its claim when not made
+                // on adding it, its start when not left out for its result (decision 34), its completion. Counted by
+                // PostgreSQL as the brain's connections closed.
+                try {
+                    Thread.sleep(500);
+                    BenchMain.figure("stack.postgres.updates-per-task", QueueBench.value("SELECT round(n_tup_upd"
+                            + "::numeric / nullif(n_tup_ins, 0), 2) FROM pg_stat_user_tables WHERE schemaname = '"
+                            + schema + "' AND relname = 'tasks'"));
+                } catch (Exception e) {
+                    System.err.println("Could not count the updates per task: " + e.getMessage());
+                }
                 // Each run's tasks in a schema of its own, gone with the run: nothing left in the user's database.
                 try {
                     QueueBench.sql("DROP SCHEMA IF EXISTS " + schema + " CASCADE");

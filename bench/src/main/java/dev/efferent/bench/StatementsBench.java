@@ -2,14 +2,9 @@ package dev.efferent.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 
 /**
  * The queue's claim and completion run by pgbench alone, no JVM in the way: the ceiling of the queue scenario's
@@ -95,12 +90,6 @@ final class StatementsBench {
     }
 
     private static String setting(String name) throws Exception {
-        Properties props = new Properties();
-        props.setProperty("user", QueueBench.USER);
-        try (Connection c = DriverManager.getConnection(QueueBench.URL, props); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW " + name)) {
-            rs.next();
-            return rs.getString(1);
-        }
+        return QueueBench.value("SHOW " + name);
     }
 }

@@ -19,6 +19,8 @@ final class Inflight {
     boolean cancelled;
     /** Its result is being stored with a batch (ResultBatcher): a copy of it sent meanwhile is not stored again. */
     boolean storing;
+    /** Accepted, and its start left out because its result came first (decision 34): still claimed in the queue. */
+    boolean unstarted;
 
     Inflight(Task task, WorkerSession session, boolean retryable, Instant dispatchedAt) {
         this.task = task;

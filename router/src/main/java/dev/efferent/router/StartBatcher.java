@@ -11,61 +11,107 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.Consumer;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
  * Stores workers' acceptances ({@code CLAIMED → RUNNING}) in batches, for a queue where a batch costs about what
- * one does (decision 27). On the router's thread: the first acceptance posts a flush behind the events already
- * waiting, and every acceptance that arrives before it runs is stored with it, in one {@link TaskQueue#startAll}.
- * Under load that is one commit for many tasks; at low load the flush runs at once. Results are stored meanwhile on
+ * one does (decision 27). On the router's thread: each acceptance is stored {@link #GRACE} after it came, with every
+ * other one whose grace is over by then, in one {@link TaskQueue#startAll}. A task whose result arrives within its
+ * grace is never started: its completion takes it from claimed to completed (decision 34),
+ * one statement and one wait of the router's thread fewer for every quick tool. Results are stored meanwhile on
  * another thread ({@link ResultBatcher}), which is why a batch of starts and one of results lock their rows in one
  * order. (Moving starts to a thread of their own was tried and withdrawn: decision 24.)
  */
 final class StartBatcher {
     private static final System.Logger LOG = System.getLogger(StartBatcher.class.getName());
     private static final int MAX_BATCH = 256;
+    /**
+     * How long an acceptance waits for its result before it is stored: longer than a quick tool's run and its result's
+     * way back on a busy machine, too short for anyone to see. A brain that dies meanwhile leaves the task claimed
+     * rather than running; its worker's result is stored all the same when it reconnects, and only a worker lost as
+     * well makes its attempt go uncounted.
+     */
+    static final Duration GRACE = Duration.ofMillis(20);
 
     private final TaskQueue queue;
     private final Duration lease;
-    private final Consumer<Runnable> post;
-    private final Map<String, Inflight> pending = new LinkedHashMap<>();
-    private boolean flushPosted;
+    private final BiFunction<Runnable, Duration, Future<?>> scheduler;
+    /** Acceptances waiting, oldest first, each with the time (System.nanoTime) it is stored at the latest. */
+    private final Map<String, Waiting> pending = new LinkedHashMap<>();
+    private boolean flushScheduled;
 
-    /**
-     * @param post runs work on the router's thread, after what is already waiting there
-     */
-    StartBatcher(TaskQueue queue, Duration lease, Consumer<Runnable> post) {
-        this.queue = queue;
-        this.lease = lease;
-        this.post = post;
+    private record Waiting(Inflight flight, long due) {
     }
 
-    /** A worker accepted the task: it is started with the next flush. */
+    /**
+     * @param scheduler runs work on the router's thread after a delay
+     */
+    StartBatcher(TaskQueue queue, Duration lease, BiFunction<Runnable, Duration, Future<?>> scheduler) {
+        this.queue = queue;
+        this.lease = lease;
+        this.scheduler = scheduler;
+    }
+
+    /** A worker accepted the task: it is started {@link #GRACE} later, unless its result comes first. */
     void add(Inflight f) {
-        pending.put(f.task.id(), f);
-        if (!flushPosted) {
-            flushPosted = true;
-            post.accept(this::flush);
+        pending.put(f.task.id(), new Waiting(f, System.nanoTime() + GRACE.toNanos()));
+        if (!flushScheduled) {
+            flushScheduled = true;
+            scheduler.apply(this::flushDue, GRACE);
         }
     }
 
-    /** Whether {@code taskId}'s start is waiting for the next flush. */
+    /**
+     * The task's result arrived: its start, if still waiting, is not stored (the completion or failure of a claimed
+     * task needs none). Whether it was waiting.
+     */
+    boolean drop(String taskId) {
+        return pending.remove(taskId) != null;
+    }
+
+    /** Whether {@code taskId}'s start is waiting. */
     boolean pending(String taskId) {
         return pending.containsKey(taskId);
     }
 
-    /** Stores every acceptance waiting; one statement per {@value #MAX_BATCH}. */
+    /** Stores every acceptance waiting, due or not (progress that needs the start, the router's close). */
     void flush() {
-        flushPosted = false;
+        flushUntil(Long.MAX_VALUE);
+    }
+
+    /**
+     * Stores the acceptances whose grace is over (to the timer's millisecond), each waiting its own: one batch's
+     * flush is not the next's. Then waits for the oldest left.
+     */
+    private void flushDue() {
+        flushScheduled = false;
+        long now = System.nanoTime();
+        flushUntil(now + 1_000_000);
+        if (!pending.isEmpty()) {
+            long left = pending.values().iterator().next().due() - now;
+            flushScheduled = true;
+            scheduler.apply(this::flushDue, Duration.ofMillis(Math.max(1, (left + 999_999) / 1_000_000)));
+        }
+    }
+
+    /** Stores the acceptances due by {@code until}, oldest first; one statement per {@value #MAX_BATCH}. */
+    private void flushUntil(long until) {
         while (!pending.isEmpty()) {
             Map<String, String> batch = new LinkedHashMap<>();
             List<Inflight> flights = new ArrayList<>();
             for (var it = pending.values().iterator(); it.hasNext() && batch.size() < MAX_BATCH; ) {
-                Inflight f = it.next();
+                Waiting w = it.next();
+                if (w.due() - until > 0) {
+                    break;
+                }
                 it.remove();
-                batch.put(f.task.id(), f.session.id);
-                flights.add(f);
+                batch.put(w.flight().task.id(), w.flight().session.id);
+                flights.add(w.flight());
+            }
+            if (batch.isEmpty()) {
+                return;
             }
             store(batch, flights);
         }

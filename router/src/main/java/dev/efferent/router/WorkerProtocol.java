@@ -76,7 +76,7 @@ final class WorkerProtocol {
         this.results = queue.batchesWrites() ? Optional.of(new ResultBatcher(queue, post, this::stored))
                 : Optional.empty();
         this.post = post;
-        this.starts = queue.batchesWrites() ? Optional.of(new StartBatcher(queue, settings.lease(), post))
+        this.starts = queue.batchesWrites() ? Optional.of(new StartBatcher(queue, settings.lease(), scheduler))
                 : Optional.empty();
     }
 
@@ -386,6 +386,7 @@ final class WorkerProtocol {
             return;
         }
         state.forget(f);
+        starts.ifPresent(b -> b.drop(r.taskId()));
         if (f.cancelled) {
             return;
         }
@@ -437,6 +438,10 @@ final class WorkerProtocol {
             // Sent again before the first was stored: that one's acknowledgement answers both.
             return;
         }
+        if (f != null && starts.isPresent() && starts.get().drop(r.taskId())) {
+            // Its start is left out: the result takes the task from claimed to its end (decision 34).
+            f.unstarted = true;
+        }
         if (results.isPresent() && f != null && !f.cancelled && r.status() == ResultStatus.COMPLETED) {
             // Stored with others off this thread; acknowledged when stored (stored(), below).
             f.storing = true;
@@ -449,10 +454,22 @@ final class WorkerProtocol {
             } catch (QueueException e) {
                 // Not acknowledged, still in flight (its lease kept renewed): the worker offers it again.
                 notStored(s, r, e);
+                startAfterAll(f);
                 return;
             }
         }
         acknowledge(s, r, f);
+    }
+
+    /**
+     * A result not stored, whose task's start was left out for it: the task is started after all, so that while its
+     * worker offers the result again it shows as what it is, accepted and running there, not as waiting for a worker.
+     */
+    private void startAfterAll(Inflight f) {
+        if (f != null && f.unstarted && !f.cancelled && f.session.online) {
+            f.unstarted = false;
+            starts.ifPresent(b -> b.add(f));
+        }
     }
 
     private static void notStored(WorkerSession s, TaskResult r, QueueException e) {
@@ -488,6 +505,8 @@ final class WorkerProtocol {
                 if (!s.online) {
                     // lose() left it to this batch: settle it as lose() would have.
                     settleLost(p.inflight());
+                } else {
+                    startAfterAll(p.inflight());
                 }
                 continue;
             }
@@ -502,6 +521,7 @@ final class WorkerProtocol {
                     store(s, r);
                 } catch (QueueException e) {
                     notStored(s, r, e);
+                    startAfterAll(p.inflight());
                     continue;
                 }
             }

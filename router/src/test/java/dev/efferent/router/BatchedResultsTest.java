@@ -22,7 +22,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Over a queue that stores writes in batches (a database), the router stores results off its thread and acknowledges
  * each once stored: a result the queue could not store is not acknowledged, and stored when the worker sends it again.
- * Calls submitted together are queued in one statement, and acceptances that arrive together started in one.
+ * Calls submitted together are queued in one statement, acceptances that arrive together started in one, and a task
+ * whose result comes with its acceptance is never started (decision 34).
  */
 class BatchedResultsTest extends RouterFixture {
     private final AtomicBoolean down = new AtomicBoolean();
@@ -249,6 +250,68 @@ class BatchedResultsTest extends RouterFixture {
             }
             assertEquals(40, queue.get(first).orElseThrow().progress().map(dev.efferent.queue.Progress::percent).orElse(-1),
                     "the progress that came before the start was stored is kept");
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    /** A router over the batching queue, {@code w} registered with it and a task dispatched to it, not yet answered. */
+    private TaskDispatch dispatchedTo(FakeWorker w) {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        router.submit(TaskRequest.of("run_shell", params("{}")));
+        return w.next(TaskDispatch.class);
+    }
+
+    @Test
+    void aTaskWhoseResultComesWithItsAcceptanceIsCompletedWithoutAStart() throws Exception {
+        FakeWorker w = new FakeWorker("laptop");
+        TaskDispatch d = dispatchedTo(w);
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            // A quick tool: its acceptance and its result reach the brain together.
+            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            w.accept(d);
+            w.complete(d, "done at once");
+            release.countDown();
+            assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
+            // (The held call's task is dispatched meanwhile, and left unanswered.)
+            assertTrue(w.quietFor(10 * StartBatcher.GRACE.toMillis() + 200).stream().anyMatch(m ->
+                    m instanceof TaskResultAck a && a.taskId().equals(d.taskId())), "the result was acknowledged");
+            assertEquals(List.of(), startSizes, "no start stored for it, then or later");
+        } finally {
+            callers.shutdownNow();
+        }
+    }
+
+    @Test
+    void anAcceptanceWithoutItsResultIsStartedWithinMoments() throws InterruptedException {
+        FakeWorker w = new FakeWorker("laptop");
+        TaskDispatch d = dispatchedTo(w);
+        w.accept(d);
+        awaitStatus(d.taskId(), TaskStatus.RUNNING);
+        assertEquals(List.of(1), startSizes);
+    }
+
+    @Test
+    void aTaskLeftUnstartedForItsResultIsStartedAfterAllWhenTheResultCannotBeStored() throws Exception {
+        FakeWorker w = new FakeWorker("laptop");
+        TaskDispatch d = dispatchedTo(w);
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            w.accept(d);
+            w.complete(d, "not stored");
+            down.set(true);
+            release.countDown();
+            // Refused twice (at once and a second later): the task is started after all, and shows as running on
+            // its worker while it waits for the worker to offer the result again.
+            assertTrue(w.quietFor(1800).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
+            awaitStatus(d.taskId(), TaskStatus.RUNNING);
+            down.set(false);
+            w.complete(d, "offered again");
+            assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
         } finally {
             callers.shutdownNow();
         }
