@@ -12,103 +12,135 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Consumer;
 import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 /**
  * Stores workers' acceptances ({@code CLAIMED → RUNNING}) in batches, for a queue where a batch costs about what
- * one does (decision 27). On the router's thread: each acceptance is stored {@link #GRACE} after it came, with every
- * other one whose grace is over by then, in one {@link TaskQueue#startAll}. A task whose result arrives within its
- * grace is never started: its completion takes it from claimed to completed (decision 34),
- * one statement and one wait of the router's thread fewer for every quick tool. Results are stored meanwhile on
- * another thread ({@link ResultBatcher}), which is why a batch of starts and one of results lock their rows in one
- * order. (Moving starts to a thread of their own was tried and withdrawn: decision 24.)
+ * one does (decision 27). On the router's thread: an acceptance is stored with every other one waiting, in one
+ * {@link TaskQueue#startAll}, by a flush posted behind the events already waiting; under load that is one commit for
+ * many tasks, at low load the flush runs at once. The acceptance of a task that may run again (a read-only or
+ * idempotent tool) waits {@link #GRACE} first, and a result that comes within it takes it out: the completion takes
+ * the task from claimed to its end, one statement and one wait of the router's thread fewer for every quick call
+ * (decision 34). Results are stored meanwhile on another thread ({@link ResultBatcher}), which is why a batch of starts
+ * and one of results lock their rows in one order. (Moving starts to a thread of their own was tried and withdrawn:
+ * decision 24.)
  */
 final class StartBatcher {
     private static final System.Logger LOG = System.getLogger(StartBatcher.class.getName());
     private static final int MAX_BATCH = 256;
     /**
-     * How long an acceptance waits for its result before it is stored: longer than a quick tool's run and its result's
-     * way back on a busy machine, too short for anyone to see. A brain that dies meanwhile leaves the task claimed
-     * rather than running; its worker's result is stored all the same when it reconnects, and only a worker lost as
-     * well makes its attempt go uncounted.
+     * How long the acceptance of a task that may run again waits for its result: longer than a quick tool's run and
+     * its result's way back on a busy machine, too short for anyone to see. Only such tasks wait: a brain that dies
+     * meanwhile leaves the task claimed, not running, and a claimed task's lease is renewed by no heartbeat, so a task
+     * that outlives it runs again elsewhere.
      */
     static final Duration GRACE = Duration.ofMillis(20);
 
     private final TaskQueue queue;
     private final Duration lease;
+    private final Consumer<Runnable> post;
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
-    /** Acceptances waiting, oldest first, each with the time (System.nanoTime) it is stored at the latest. */
-    private final Map<String, Waiting> pending = new LinkedHashMap<>();
-    private boolean flushScheduled;
+    /** Acceptances waiting, each with the time (System.nanoTime) from which it is stored. */
+    private final Map<String, Due> pending = new LinkedHashMap<>();
+    private boolean flushPosted;
+    private boolean timerSet;
 
-    private record Waiting(Inflight flight, long due) {
+    private record Due(Inflight flight, long at) {
     }
 
     /**
+     * @param post      runs work on the router's thread, after what is already waiting there
      * @param scheduler runs work on the router's thread after a delay
      */
-    StartBatcher(TaskQueue queue, Duration lease, BiFunction<Runnable, Duration, Future<?>> scheduler) {
+    StartBatcher(TaskQueue queue, Duration lease, Consumer<Runnable> post,
+                 BiFunction<Runnable, Duration, Future<?>> scheduler) {
         this.queue = queue;
         this.lease = lease;
+        this.post = post;
         this.scheduler = scheduler;
     }
 
-    /** A worker accepted the task: it is started {@link #GRACE} later, unless its result comes first. */
+    /** A worker accepted the task: it is started with the next flush, or after {@link #GRACE} if it may run again. */
     void add(Inflight f) {
-        pending.put(f.task.id(), new Waiting(f, System.nanoTime() + GRACE.toNanos()));
-        if (!flushScheduled) {
-            flushScheduled = true;
-            scheduler.apply(this::flushDue, GRACE);
+        long now = System.nanoTime();
+        if (!f.retryable) {
+            pending.put(f.task.id(), new Due(f, now));
+            if (!flushPosted) {
+                flushPosted = true;
+                post.accept(this::flushDue);
+            }
+            return;
+        }
+        pending.put(f.task.id(), new Due(f, now + GRACE.toNanos()));
+        if (!timerSet) {
+            // Every grace is the same: a timer already set fires before this one's ends.
+            schedule(GRACE);
         }
     }
 
     /**
-     * The task's result arrived: its start, if still waiting, is not stored (the completion or failure of a claimed
-     * task needs none). Whether it was waiting.
+     * The task's result arrived, or its flight ended: its start, if still waiting, is not stored (a claimed task is
+     * completed, failed or given back as a running one is). Whether it was waiting.
      */
     boolean drop(String taskId) {
         return pending.remove(taskId) != null;
     }
 
-    /** Whether {@code taskId}'s start is waiting. */
-    boolean pending(String taskId) {
-        return pending.containsKey(taskId);
-    }
-
-    /** Stores every acceptance waiting, due or not (progress that needs the start, the router's close). */
-    void flush() {
-        flushUntil(Long.MAX_VALUE);
-    }
-
-    /**
-     * Stores the acceptances whose grace is over (to the timer's millisecond), each waiting its own: one batch's
-     * flush is not the next's. Then waits for the oldest left.
-     */
-    private void flushDue() {
-        flushScheduled = false;
-        long now = System.nanoTime();
-        flushUntil(now + 1_000_000);
-        if (!pending.isEmpty()) {
-            long left = pending.values().iterator().next().due() - now;
-            flushScheduled = true;
-            scheduler.apply(this::flushDue, Duration.ofMillis(Math.max(1, (left + 999_999) / 1_000_000)));
+    /** Stores {@code taskId}'s start now if it is waiting (progress is kept for running tasks only), with those due. */
+    void startNow(String taskId) {
+        Due due = pending.get(taskId);
+        if (due != null) {
+            long now = System.nanoTime();
+            pending.put(taskId, new Due(due.flight(), now));
+            store(now, false);
         }
     }
 
-    /** Stores the acceptances due by {@code until}, oldest first; one statement per {@value #MAX_BATCH}. */
-    private void flushUntil(long until) {
-        while (!pending.isEmpty()) {
+    /** Stores every acceptance waiting, due or not: for the router's close. */
+    void flush() {
+        store(0, true);
+    }
+
+    private void flushDue() {
+        flushPosted = false;
+        store(System.nanoTime(), false);
+    }
+
+    private void timer() {
+        timerSet = false;
+        long now = System.nanoTime();
+        // To the timer's millisecond: what is due within it is stored now rather than a timer later.
+        store(now + 1_000_000, false);
+        pending.values().stream().mapToLong(d -> d.at() - now).min().ifPresent(left ->
+                schedule(Duration.ofMillis(Math.max(1, (left + 999_999) / 1_000_000))));
+    }
+
+    private void schedule(Duration delay) {
+        try {
+            scheduler.apply(this::timer, delay);
+            timerSet = true;
+        } catch (RejectedExecutionException e) {
+            // The router is closing: its close stores what is waiting (flush).
+            LOG.log(Level.DEBUG, "Router is closing; {0} acceptances left for its close to store", pending.size());
+        }
+    }
+
+    /** Stores the acceptances due by {@code until} (all, with {@code all}); one statement per {@value #MAX_BATCH}. */
+    private void store(long until, boolean all) {
+        while (true) {
             Map<String, String> batch = new LinkedHashMap<>();
             List<Inflight> flights = new ArrayList<>();
             for (var it = pending.values().iterator(); it.hasNext() && batch.size() < MAX_BATCH; ) {
-                Waiting w = it.next();
-                if (w.due() - until > 0) {
-                    break;
+                Due d = it.next();
+                if (!all && d.at() - until > 0) {
+                    continue;
                 }
                 it.remove();
-                batch.put(w.flight().task.id(), w.flight().session.id);
-                flights.add(w.flight());
+                batch.put(d.flight().task.id(), d.flight().session.id);
+                flights.add(d.flight());
             }
             if (batch.isEmpty()) {
                 return;

@@ -76,7 +76,7 @@ final class WorkerProtocol {
         this.results = queue.batchesWrites() ? Optional.of(new ResultBatcher(queue, post, this::stored))
                 : Optional.empty();
         this.post = post;
-        this.starts = queue.batchesWrites() ? Optional.of(new StartBatcher(queue, settings.lease(), scheduler))
+        this.starts = queue.batchesWrites() ? Optional.of(new StartBatcher(queue, settings.lease(), post, scheduler))
                 : Optional.empty();
     }
 
@@ -123,7 +123,7 @@ final class WorkerProtocol {
                     notDispatchedHere(s, "task:progress", p.taskId());
                 } else if (!f.cancelled) {
                     // Progress is kept for a running task only: its start, if still waiting, goes first.
-                    starts.filter(b -> b.pending(p.taskId())).ifPresent(StartBatcher::flush);
+                    starts.ifPresent(b -> b.startNow(p.taskId()));
                     state.progress.put(p.taskId(), progress);
                     store(s, p.taskId(), progress);
                     state.listeners.forEach(l -> l.progress(f.task, p.percent(), p.message()));
@@ -628,6 +628,8 @@ final class WorkerProtocol {
      */
     private Optional<Task> settleLost(Inflight f) {
         state.forget(f);
+        // Its start, if still waiting, would find the task claimed again by the same worker after a quick requeue.
+        starts.ifPresent(b -> b.drop(f.task.id()));
         if (f.cancelled) {
             return Optional.empty();
         }

@@ -134,7 +134,7 @@ class BatchedResultsTest extends RouterFixture {
         w.complete(d, "the same, sent again at once");
         // Refused, then refused again when tried once more a second later.
         assertTrue(w.quietFor(1800).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
-        assertEquals(TaskStatus.RUNNING, status(id));
+        awaitStatus(id, TaskStatus.RUNNING);
         down.set(false);
         w.complete(d, "offered again");
         assertEquals(TaskStatus.COMPLETED, await(id).status());
@@ -255,12 +255,15 @@ class BatchedResultsTest extends RouterFixture {
         }
     }
 
-    /** A router over the batching queue, {@code w} registered with it and a task dispatched to it, not yet answered. */
+    /**
+     * A router over the batching queue, {@code w} registered with it and a call of a read-only tool (a task that may
+     * run again) dispatched to it, not yet answered.
+     */
     private TaskDispatch dispatchedTo(FakeWorker w) {
         queue = batching(openQueue());
         start(true, Optional.empty());
-        w.register(router, 2, FakeWorker.tool("run_shell", false));
-        router.submit(TaskRequest.of("run_shell", params("{}")));
+        w.register(router, 2, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
+        router.submit(TaskRequest.of("read_file", params("{}")));
         return w.next(TaskDispatch.class);
     }
 
@@ -292,6 +295,37 @@ class BatchedResultsTest extends RouterFixture {
         w.accept(d);
         awaitStatus(d.taskId(), TaskStatus.RUNNING);
         assertEquals(List.of(1), startSizes);
+    }
+
+    @Test
+    void onlyTheStartOfATaskThatMayRunAgainWaitsAndProgressStoresItsOwnStartNotTheOthersWaiting() throws Exception {
+        queue = batching(openQueue());
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 4, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
+        router.submit(TaskRequest.of("read_file", params("{}")));
+        TaskDispatch reporting = w.next(TaskDispatch.class);
+        router.submit(TaskRequest.of("read_file", params("{}")));
+        TaskDispatch quiet = w.next(TaskDispatch.class);
+        router.submit(TaskRequest.of("run_shell", params("{}")));
+        TaskDispatch shell = w.next(TaskDispatch.class);
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            w.accept(reporting);
+            w.accept(quiet);
+            w.accept(shell);
+            w.progress(reporting, 10, "begun");
+            release.countDown();
+            for (TaskDispatch d : List.of(reporting, quiet, shell)) {
+                awaitStatus(d.taskId(), TaskStatus.RUNNING);
+            }
+            // The progress stored its own task's start with the shell call's, which does not wait; the other read,
+            // which may run again, waited for its result and was started alone when none came.
+            assertEquals(List.of(2, 1), startSizes);
+        } finally {
+            callers.shutdownNow();
+        }
     }
 
     @Test
