@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
 
 /**
  * Stores workers' acceptances ({@code CLAIMED → RUNNING}) in batches, for a queue where a batch costs about what
- * one does (decision 27). On the router's thread: an acceptance is stored with every other one waiting, in one
+ * one does (decision 27). On the router's thread: an acceptance is stored with every other one due, in one
  * {@link TaskQueue#startAll}, by a flush posted behind the events already waiting; under load that is one commit for
  * many tasks, at low load the flush runs at once. The acceptance of a task that may run again (a read-only or
  * idempotent tool) waits {@link #GRACE} first, and a result that comes within it takes it out: the completion takes
@@ -82,8 +82,8 @@ final class StartBatcher {
     }
 
     /**
-     * The task's result arrived, or its flight ended: its start, if still waiting, is not stored (a claimed task is
-     * completed, failed or given back as a running one is). Whether it was waiting.
+     * The task's result arrived while its start waited for it, or its flight ended: its start, if still waiting, is
+     * not stored (a claimed task is completed, failed or given back as a running one is). Whether it was waiting.
      */
     boolean drop(String taskId) {
         return pending.remove(taskId) != null;
@@ -111,9 +111,9 @@ final class StartBatcher {
 
     private void timer() {
         timerSet = false;
-        long now = System.nanoTime();
         // To the timer's millisecond: what is due within it is stored now rather than a timer later.
-        store(now + 1_000_000, false);
+        store(System.nanoTime() + 1_000_000, false);
+        long now = System.nanoTime();
         pending.values().stream().mapToLong(d -> d.at() - now).min().ifPresent(left ->
                 schedule(Duration.ofMillis(Math.max(1, (left + 999_999) / 1_000_000))));
     }

@@ -438,8 +438,9 @@ final class WorkerProtocol {
             // Sent again before the first was stored: that one's acknowledgement answers both.
             return;
         }
-        if (f != null && starts.isPresent() && starts.get().drop(r.taskId())) {
-            // Its start is left out: the result takes the task from claimed to its end (decision 34).
+        if (f != null && f.retryable && starts.isPresent() && starts.get().drop(r.taskId())) {
+            // Its start, waiting for this result, is left out: the result takes the task from claimed to its end
+            // (decision 34). Only such tasks are left claimed: see StartBatcher.GRACE.
             f.unstarted = true;
         }
         if (results.isPresent() && f != null && !f.cancelled && r.status() == ResultStatus.COMPLETED) {
