@@ -262,30 +262,44 @@ class BatchedResultsTest extends RouterFixture {
     private TaskDispatch dispatchedTo(FakeWorker w) {
         queue = batching(openQueue());
         start(true, Optional.empty());
-        w.register(router, 2, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
+        w.register(router, 3, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("read_file", params("{}")));
         return w.next(TaskDispatch.class);
+    }
+
+    /** What a test sends while the router's thread is held. */
+    @FunctionalInterface
+    private interface Events {
+        void send() throws Exception;
+    }
+
+    /** Sends {@code events} while the router's thread is held in an addAll, so that they reach it together. */
+    private void whileRouterHeld(Events events) throws Exception {
+        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            events.send();
+            release.countDown();
+        } finally {
+            // Not shutdownNow: the held call goes on once released.
+            callers.shutdown();
+        }
     }
 
     @Test
     void aTaskWhoseResultComesWithItsAcceptanceIsCompletedWithoutAStart() throws Exception {
         FakeWorker w = new FakeWorker("laptop");
         TaskDispatch d = dispatchedTo(w);
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
-        try {
-            // A quick tool: its acceptance and its result reach the brain together.
-            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+        // A quick tool: its acceptance and its result reach the brain together.
+        whileRouterHeld(() -> {
             w.accept(d);
             w.complete(d, "done at once");
-            release.countDown();
-            assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
-            // (The held call's task is dispatched meanwhile, and left unanswered.)
-            assertTrue(w.quietFor(10 * StartBatcher.GRACE.toMillis() + 200).stream().anyMatch(m ->
-                    m instanceof TaskResultAck a && a.taskId().equals(d.taskId())), "the result was acknowledged");
-            assertEquals(List.of(), startSizes, "no start stored for it, then or later");
-        } finally {
-            callers.shutdownNow();
-        }
+        });
+        assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
+        // (The held call's task is dispatched meanwhile, and left unanswered.)
+        assertTrue(w.quietFor(10 * StartBatcher.GRACE.toMillis() + 200).stream().anyMatch(m ->
+                m instanceof TaskResultAck a && a.taskId().equals(d.taskId())), "the result was acknowledged");
+        assertEquals(List.of(), startSizes, "no start stored for it, then or later");
     }
 
     @Test
@@ -299,53 +313,39 @@ class BatchedResultsTest extends RouterFixture {
 
     @Test
     void progressStoresItsOwnTasksStartAtOnceWithTheStartsDueAmongThemAShellCallsWhichDoesNotWait() throws Exception {
-        queue = batching(openQueue());
-        start(true, Optional.empty());
         FakeWorker w = new FakeWorker("laptop");
-        w.register(router, 3, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
-        router.submit(TaskRequest.of("read_file", params("{}")));
-        TaskDispatch reporting = w.next(TaskDispatch.class);
+        TaskDispatch reporting = dispatchedTo(w);
         router.submit(TaskRequest.of("run_shell", params("{}")));
         TaskDispatch shell = w.next(TaskDispatch.class);
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
-        try {
-            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+        whileRouterHeld(() -> {
             w.accept(reporting);
             w.accept(shell);
             w.progress(reporting, 10, "begun");
-            release.countDown();
-            for (TaskDispatch d : List.of(reporting, shell)) {
-                awaitStatus(d.taskId(), TaskStatus.RUNNING);
-            }
-            // The read's start, which would wait for its result, is stored with the progress; the shell call's, which
-            // never waits, is due by then and goes with it.
-            assertEquals(List.of(2), startSizes);
-        } finally {
-            callers.shutdownNow();
+        });
+        for (TaskDispatch d : List.of(reporting, shell)) {
+            awaitStatus(d.taskId(), TaskStatus.RUNNING);
         }
+        // The read's start, which would wait for its result, is stored with the progress; the shell call's, which
+        // never waits, is due by then and goes with it.
+        assertEquals(List.of(2), startSizes);
     }
 
     @Test
     void aTaskLeftUnstartedForItsResultIsStartedAfterAllWhenTheResultCannotBeStored() throws Exception {
         FakeWorker w = new FakeWorker("laptop");
         TaskDispatch d = dispatchedTo(w);
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
-        try {
-            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+        whileRouterHeld(() -> {
             w.accept(d);
             w.complete(d, "not stored");
             down.set(true);
-            release.countDown();
-            // Refused twice (at once and a second later): the task is started after all, and shows as running on
-            // its worker while it waits for the worker to offer the result again.
-            assertTrue(w.quietFor(1800).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
-            awaitStatus(d.taskId(), TaskStatus.RUNNING);
-            down.set(false);
-            w.complete(d, "offered again");
-            assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
-        } finally {
-            callers.shutdownNow();
-        }
+        });
+        // Refused twice (at once and a second later): the task is started after all, and shows as running on its
+        // worker while it waits for the worker to offer the result again.
+        assertTrue(w.quietFor(1800).stream().noneMatch(m -> m instanceof TaskResultAck), "nothing was stored");
+        awaitStatus(d.taskId(), TaskStatus.RUNNING);
+        down.set(false);
+        w.complete(d, "offered again");
+        assertEquals(TaskStatus.COMPLETED, await(d.taskId()).status());
     }
 
     private void awaitStatus(String id, TaskStatus expected) throws InterruptedException {
