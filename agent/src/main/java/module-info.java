@@ -1,9 +1,10 @@
 /**
  * The assistant's mind: {@link dev.efferent.agent.Agent}, the LLM loop behind the conversations module's
- * {@link dev.efferent.conversations.Assistant} seam. Each tool call the model makes becomes a task through the
+ * {@link dev.efferent.assistant.Assistant} seam. Each tool call the model makes becomes a task through the
  * router; a turn waiting for an offline machine parks and resumes when the task finishes.
  */
 module efferent.agent {
+    requires transitive efferent.assistant.api;
     requires transitive efferent.conversations;
     requires transitive efferent.model.spi;
     requires transitive efferent.approvals;

@@ -3,7 +3,8 @@
  * which can be listed and taken back. Kept beside the tasks (with PostgreSQL, in its database), hashed.
  */
 module efferent.pairing {
-    requires transitive efferent.agent;
+    requires transitive efferent.assistant.api;
+    requires transitive efferent.router;
     requires com.fasterxml.jackson.databind;
 
     exports dev.efferent.pairing;

@@ -4,7 +4,8 @@
  * same database gets there first.
  */
 module efferent.scheduler {
-    requires transitive efferent.agent;
+    requires transitive efferent.assistant.api;
+    requires transitive efferent.conversations;
     requires efferent.core;
     requires com.fasterxml.jackson.databind;
 

@@ -1,14 +1,16 @@
 package dev.efferent.agent;
 
+import dev.efferent.assistant.Extension;
+import dev.efferent.assistant.Calls;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.approvals.Approvals;
-import dev.efferent.conversations.Assistant;
-import dev.efferent.conversations.AssistantHost;
-import dev.efferent.conversations.Replies;
+import dev.efferent.assistant.Assistant;
+import dev.efferent.assistant.AssistantHost;
+import dev.efferent.assistant.Replies;
 import dev.efferent.conversations.Wording;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.Model;

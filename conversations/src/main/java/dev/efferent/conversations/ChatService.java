@@ -1,5 +1,8 @@
 package dev.efferent.conversations;
 
+import dev.efferent.assistant.Assistant;
+import dev.efferent.assistant.AssistantHost;
+import dev.efferent.assistant.Replies;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;

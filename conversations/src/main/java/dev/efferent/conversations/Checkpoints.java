@@ -1,5 +1,6 @@
 package dev.efferent.conversations;
 
+import dev.efferent.assistant.Assistant;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.queue.Task;

@@ -1,5 +1,7 @@
 package dev.efferent.conversations;
 
+import dev.efferent.assistant.Assistant;
+import dev.efferent.assistant.Replies;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,5 +1,6 @@
 package dev.efferent.conversations;
 
+import dev.efferent.assistant.Assistant;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;

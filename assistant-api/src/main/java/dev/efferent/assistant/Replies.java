@@ -1,4 +1,4 @@
-package dev.efferent.conversations;
+package dev.efferent.assistant;
 
 import dev.efferent.channel.spi.OutgoingMessage;
 

@@ -1,4 +1,4 @@
-package dev.efferent.agent;
+package dev.efferent.assistant;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.channel.spi.Conversation;

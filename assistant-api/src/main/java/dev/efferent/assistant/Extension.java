@@ -1,9 +1,8 @@
-package dev.efferent.agent;
+package dev.efferent.assistant;
 
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.conversations.AssistantHost;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 
@@ -12,7 +11,7 @@ import java.util.Optional;
 
 /**
  * What the brain itself adds to every conversation beside the machines' tools: commands, and tools the model may
- * call that are answered in the brain at once (schedules, automations). Given to the {@link Agent}, which offers
+ * call that are answered in the brain at once (schedules, automations). Given to the assistant (the agent), which offers
  * them whether or not a model is configured (commands) or only with one (tools).
  */
 public interface Extension {
