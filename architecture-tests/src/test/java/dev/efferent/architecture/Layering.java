@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * The rules of which module may require which (DESIGN.md, "Modules"), checked over a set of module descriptors. Each
+ * The rules of which module may require which (ARCHITECTURE.md, "Modules"), checked over a set of module descriptors. Each
  * broken rule is one line naming both modules and what to do instead.
  */
 final class Layering {
