@@ -8,6 +8,7 @@ module efferent.agent {
     requires transitive efferent.conversations;
     requires transitive efferent.model.spi;
     requires transitive efferent.approvals;
+    requires efferent.calls;
     requires com.fasterxml.jackson.databind;
 
     exports dev.efferent.agent;

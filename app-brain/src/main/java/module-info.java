@@ -6,6 +6,7 @@
 @SuppressWarnings("module") // efferent.bench is built after this module
 module efferent.brain {
     requires efferent.router;
+    requires efferent.calls;
     requires efferent.conversations;
     requires efferent.agent;
     requires efferent.scheduler;

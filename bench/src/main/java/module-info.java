@@ -3,6 +3,7 @@
  */
 module efferent.bench {
     requires efferent.router;
+    requires efferent.calls;
     requires efferent.brain;
     requires efferent.agent;
     requires efferent.model.scripted;

@@ -5,6 +5,7 @@
  */
 module efferent.conversations {
     requires transitive efferent.router;
+    requires transitive efferent.calls;
     requires transitive efferent.assistant.api;
     requires transitive efferent.channel.spi;
     requires efferent.core;

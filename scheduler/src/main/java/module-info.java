@@ -6,6 +6,7 @@
 module efferent.scheduler {
     requires transitive efferent.assistant.api;
     requires transitive efferent.conversations;
+    requires transitive efferent.calls;
     requires efferent.core;
     requires com.fasterxml.jackson.databind;
 

@@ -398,7 +398,7 @@
       [finished ? 'Took' : 'Age', took],
       ['Timeout', span(t.timeoutMs)],
       ['Priority', String(t.priority)],
-      ['From', t.requester || '—'],
+      ['From', t.session || '—'],
     ];
     if (t.waiting) facts.push(['Waiting', t.waiting]);
     if (approval) facts.push(['Approval', approval]);

@@ -1,16 +1,18 @@
 package dev.efferent.agent;
 
-import dev.efferent.assistant.Extension;
-import dev.efferent.assistant.Calls;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.channel.spi.Conversation;
-import dev.efferent.channel.spi.IncomingMessage;
-import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.assistant.Assistant;
 import dev.efferent.assistant.AssistantHost;
+import dev.efferent.assistant.Calls;
+import dev.efferent.assistant.Extension;
 import dev.efferent.assistant.Replies;
+import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.IncomingMessage;
+import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.conversations.Wording;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.Model;
@@ -121,14 +123,14 @@ public final class Agent implements Assistant, AutoCloseable {
         this.contexts = new Contexts(records, messages, json);
         this.parked = new ParkedTurns(records, messages, json);
         this.approvals = approvals;
-        this.toolbox = new Toolbox(router, approvals, json, settings.maxToolResultChars());
+        this.toolbox = new Toolbox(new Gateway(router, approvals), json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
         this.children = new SubAgents(records, json, settings, clock);
         this.questions = new Questions(router, approvals, json, children);
         // However a question was answered, wherever it was shown its buttons go.
         // A sub-agent's question was asked in its parent's conversation, so its buttons are there.
-        approvals.onAnswered((task, said) -> task.requester().flatMap(Conversation::fromKey)
+        approvals.onAnswered((task, said) -> task.session().flatMap(Conversation::fromKey)
                 .map(c -> childOf(c).flatMap(child -> Conversation.fromKey(child.parent())).orElse(c)).ifPresent(c -> {
                     AssistantHost h = host;
                     if (h != null) {
@@ -455,9 +457,8 @@ public final class Agent implements Assistant, AutoCloseable {
                 continue;
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
-            switch (toolbox.start(turn.key(), TASK_KEY_PREFIX + turn.id + ":" + turn.steps + ":" + call.id(), call,
-                    catalogue,
-                    turn.child == null ? Optional.empty() : turn.child.worker(), false)) {
+            switch (toolbox.start(new Origin.Assistant(turn.conversation, turn.id, turn.steps, call.id()), call,
+                    catalogue, turn.child == null ? Optional.empty() : turn.child.worker(), false)) {
                 case Toolbox.Started.Answered a -> answered.put(call.id(),
                         new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
                 case Toolbox.Started.Submitted s -> {
@@ -525,8 +526,9 @@ public final class Agent implements Assistant, AutoCloseable {
     }
 
     /** {@link Calls#start}: a call as a turn of {@code conversation} would make it, without a model. */
-    private Calls.Started callFor(Conversation conversation, String key, String tool, ObjectNode params,
+    private Calls.Started callFor(Conversation conversation, String run, int step, String tool, ObjectNode params,
                                   Optional<String> worker, boolean askFirst) {
+        Origin origin = new Origin.Automation(conversation, run, step);
         ObjectNode args = params.deepCopy();
         Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(router.workers());
         boolean ownWorkerArgument = Optional.ofNullable(catalogue.get(tool))
@@ -534,8 +536,9 @@ public final class Agent implements Assistant, AutoCloseable {
         if (worker.isPresent() && !ownWorkerArgument) {
             args.put(Toolbox.WORKER, worker.get());
         }
-        Toolbox.Started started = toolbox.start(conversation.key(), key, new ToolCall(key, tool, args.toString()),
-                catalogue, Optional.empty(), askFirst);
+        String callId = origin.idempotencyKey().orElseThrow();
+        Toolbox.Started started = toolbox.start(origin, new ToolCall(callId, tool, args.toString()), catalogue,
+                Optional.empty(), askFirst);
         return switch (started) {
             case Toolbox.Started.Answered a -> new Calls.Started.Refused(a.content());
             case Toolbox.Started.Submitted s -> {

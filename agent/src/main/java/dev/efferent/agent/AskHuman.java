@@ -2,10 +2,10 @@ package dev.efferent.agent;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.efferent.channel.spi.Conversation;
-import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Replies;
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;

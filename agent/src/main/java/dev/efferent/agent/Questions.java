@@ -83,7 +83,7 @@ final class Questions {
         }
         String rest = args.length > 2 ? args[2].strip() : "";
         // A sub-agent's question was asked here, in its parent's conversation, which answers for it.
-        String participant = router.task(args[1]).flatMap(Task::requester)
+        String participant = router.task(args[1]).flatMap(Task::session)
                 .filter(r -> children.childOf(r).map(c -> c.parent().equals(key)).orElse(false)).orElse(key);
         try {
             if (allow) {

@@ -4,12 +4,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.approvals.Approvals;
 import dev.efferent.approvals.policy.Call;
 import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.Verdict;
+import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
+import dev.efferent.calls.Outcome;
 import dev.efferent.core.tools.ParamsSchema;
-import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.queue.Task;
@@ -19,12 +20,7 @@ import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.ToolInfo;
 import dev.efferent.router.WorkerInfo;
-import dev.efferent.tools.spi.Content;
-import dev.efferent.tools.spi.Placement;
-import dev.efferent.tools.spi.ToolHints;
-import dev.efferent.tools.spi.ToolResult;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -39,17 +35,17 @@ final class Toolbox {
     /** The argument, added where more than one machine has a tool, that chooses the machine. */
     static final String WORKER = "worker";
 
+    private final Gateway gateway;
     private final Router router;
-    private final Approvals approvals;
     private final ObjectMapper json;
     private final int maxResultChars;
     /** Compiled schemas by descriptor; a descriptor that changes (a new version of the tool) compiles anew. */
     private final Map<dev.efferent.protocol.ToolDescriptor, Optional<ParamsSchema>> schemas =
             java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
-    Toolbox(Router router, Approvals approvals, ObjectMapper json, int maxResultChars) {
-        this.router = router;
-        this.approvals = approvals;
+    Toolbox(Gateway gateway, ObjectMapper json, int maxResultChars) {
+        this.gateway = gateway;
+        this.router = gateway.router();
         this.json = json;
         this.maxResultChars = maxResultChars;
     }
@@ -60,14 +56,10 @@ final class Toolbox {
 
     /** Every tool of every worker seen ({@code workers}, as the router lists them), and the brain's own, by name. */
     Map<String, Offered> catalogue(List<WorkerInfo> workers) {
-        boolean hands = router.settings().handsEnabled();
         Map<String, Offered> offered = new LinkedHashMap<>();
         for (ToolInfo info : router.tools()) {
             String name = info.descriptor().name();
-            List<String> machines = workers.stream()
-                    // With hands, the brain's own worker runs CLOUD and HYBRID tools only.
-                    .filter(w -> !(w.local() && hands && info.placement() == Placement.LOCAL))
-                    .filter(w -> w.tools().contains(name)).map(WorkerInfo::name).toList();
+            List<String> machines = gateway.machines(info, workers);
             ObjectNode schema = info.descriptor().inputSchema().deepCopy();
             if (machines.size() > 1 && !schema.path("properties").has(WORKER)) {
                 ObjectNode properties = schema.has("properties") && schema.get("properties").isObject()
@@ -92,13 +84,13 @@ final class Toolbox {
     }
 
     /**
-     * Starts {@code call} as a task of {@code conversation}; bad calls (unknown tool, arguments that are not a JSON
+     * Starts {@code call} as {@code origin}'s task; bad calls (unknown tool, arguments that are not a JSON
      * object or that its schema refuses, an unknown machine) are answered at once, for the model to correct.
      * {@code pinned} is the machine a call that names none runs on (a sub-agent's), if any; {@code askFirst} holds
      * it for a yes where the policy would let it run (an automation's step marked so).
      */
-    Started start(String conversation, String idempotencyKey, ToolCall call, Map<String, Offered> catalogue,
-                  Optional<String> pinned, boolean askFirst) {
+    Started start(Origin origin, ToolCall call, Map<String, Offered> catalogue, Optional<String> pinned,
+                  boolean askFirst) {
         Offered offered = catalogue.get(call.name());
         if (offered == null) {
             return new Started.Answered("There is no tool named '" + call.name() + "'. The tools are: "
@@ -131,21 +123,13 @@ final class Toolbox {
                     + String.join("; ", problems) + ".");
         }
         // Judged for every machine the call could run on: the named one, else any that has the tool (the active
-        // machine is only preferred), and the strictest answer holds, so that "deny * on prod" cannot be dodged.
+        // machine is only preferred).
         Optional<String> named = worker.map(this::machineName);
-        List<String> candidates = named.map(List::of).orElse(offered.machines());
-        Optional<String> machine = named.or(() -> candidates.size() == 1 ? Optional.of(candidates.getFirst())
-                : Optional.empty());
-        Call judged = new Call(call.name(), hints(offered), params, machine);
-        Verdict verdict = approvals.decide(judged);
-        if (machine.isEmpty()) {
-            for (String candidate : candidates) {
-                Verdict there = approvals.decide(new Call(call.name(), hints(offered), params, Optional.of(candidate)));
-                if (there.decision().compareTo(verdict.decision()) < 0) {
-                    verdict = there;
-                }
-            }
-        }
+        Gateway.Judgement judgement = gateway.judge(origin, offered.info().descriptor(), params, named,
+                named.map(List::of).orElse(offered.machines()));
+        Call judged = judgement.call();
+        Optional<String> machine = judged.machine();
+        Verdict verdict = judgement.verdict();
         if (askFirst && verdict.decision() == Decision.ALLOW) {
             verdict = new Verdict(Decision.ASK, "this step is marked approval: required");
         }
@@ -153,7 +137,7 @@ final class Toolbox {
             return new Started.Answered("Refused by the approval policy (" + verdict.why() + "); do not try "
                     + "another way around it.");
         }
-        TaskRequest request = TaskRequest.of(call.name(), params).from(conversation).withIdempotencyKey(idempotencyKey);
+        TaskRequest request = TaskRequest.of(call.name(), params);
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
         } else if (verdict.decision() == Decision.ASK && machine.isPresent()) {
@@ -164,18 +148,13 @@ final class Toolbox {
             request = request.heldForApproval();
         }
         try {
-            return new Started.Submitted(router.submit(request), verdict, judged);
+            return new Started.Submitted(gateway.submit(origin, request), verdict, judged);
         } catch (RouterException e) {
             if (e.kind() == RouterException.Kind.BAD_REQUEST) {
                 return new Started.Answered("The call was refused: " + e.getMessage() + ".");
             }
             throw e;
         }
-    }
-
-    private static ToolHints hints(Offered offered) {
-        var d = offered.info().descriptor();
-        return new ToolHints(d.readOnly(), d.destructive(), d.idempotent(), d.openWorld());
     }
 
     /** A machine as the model named it (a name or an id), by its name; as given if no machine has it. */
@@ -199,33 +178,20 @@ final class Toolbox {
 
     /** What a finished task says to the model: its text, images named, cut at the configured size. */
     String content(Task task) {
-        return switch (task.status()) {
-            case COMPLETED -> cut(text(task), task.id());
-            case CANCELLED -> "Not run: " + task.error().orElse("cancelled") + ".";
-            default -> "The task failed: " + task.error().orElse("no reason given") + ".";
+        return switch (outcome(task)) {
+            case Outcome.Completed c -> cut(c.text().isBlank() ? "(no output)" : c.text(), task.id());
+            case Outcome.Cancelled c -> "Not run: " + c.reason() + ".";
+            case Outcome.Failed f -> "The task failed: " + f.error() + ".";
         };
     }
 
     /** Whether a finished task's result is an error. */
     boolean failed(Task task) {
-        return task.status() != dev.efferent.queue.TaskStatus.COMPLETED || result(task).isError();
+        return !outcome(task).ok();
     }
 
-    private String text(Task task) {
-        List<String> parts = new ArrayList<>();
-        ToolResult result = result(task);
-        for (Content c : result.content()) {
-            switch (c) {
-                case Content.Text t -> parts.add(t.text());
-                case Content.Image i -> parts.add("[an image, " + i.mimeType() + ", shown to the person]");
-            }
-        }
-        String text = String.join("\n", parts);
-        return text.isBlank() ? "(no output)" : text;
-    }
-
-    private static ToolResult result(Task task) {
-        return task.result().map(ToolResultJson::stored).orElse(ToolResult.text(""));
+    private static Outcome outcome(Task task) {
+        return Outcome.of(task).orElseGet(() -> new Outcome.Failed(task.error().orElse("no reason given")));
     }
 
     private String cut(String text, String taskId) {

@@ -4,9 +4,9 @@
  * <h2>A turn</h2>
  * The conversation so far (since the last {@code /new}, its oldest turns dropped to fit
  * {@code agent.max-context-tokens}), a system prompt naming the machines, and the catalogue of every tool go to the
- * model; its text streams to the conversation; each tool call becomes a task through the router, with the
- * conversation as requester, and its result goes back to the model as a tool result, until the model answers or
- * {@code agent.max-steps} is reached.
+ * model; its text streams to the conversation; each tool call becomes a task through the front door
+ * ({@code efferent.calls}), with the conversation as its session and the assistant as its origin, and its result goes
+ * back to the model as a tool result, until the model answers or {@code agent.max-steps} is reached.
  *
  * <h2>The parked turn</h2>
  * A call waiting for an offline machine sets the turn aside: its messages and pending task ids are kept in the

@@ -2,6 +2,7 @@ package dev.efferent.agent;
 
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
@@ -84,7 +85,7 @@ class AgentApprovalsTest {
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(key -> Optional.ofNullable(
                 m.get(key)))), AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
-        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         if (withChannel) {
             chat.add(new Channel() {
                 @Override

@@ -3,6 +3,7 @@ package dev.efferent.agent;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.conversations.ChatService;
@@ -84,7 +85,7 @@ class AgentTest {
         agent = new Agent(router, Optional.of(provider.open(key -> Optional.ofNullable(m.get(key)))),
                 AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
-        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
     }
 
     @AfterEach
@@ -139,7 +140,7 @@ class AgentTest {
         var task = router.tasks(java.util.Set.of(), 10).getFirst();
         assertEquals("read_file", task.tool());
         assertEquals(TaskStatus.COMPLETED, task.status());
-        assertEquals("test:1", task.requester().orElseThrow());
+        assertEquals("test:1", task.session().orElseThrow());
         List<ConversationEntry> history = chat.history(CHAT, 20);
         assertTrue(history.stream().anyMatch(e -> e.text().startsWith("✅ read_file on brain")
                         && e.taskId().equals(Optional.of(task.id()))),
@@ -350,7 +351,7 @@ class AgentTest {
         approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
         agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Records.inMemory(),
                 Clock.systemUTC());
-        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         String said = last(say("hello"));
         assertTrue(said.contains("EFFERENT_MODEL_BASE__URL=http://127.0.0.1:11434/v1"), said);
         assertTrue(said.contains("OPENAI_API_KEY"), said);

@@ -2,6 +2,7 @@ package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.approvals.Approvals;
+import dev.efferent.calls.Gateway;
 import dev.efferent.conversations.ChatService;
 import dev.efferent.pairing.Pairing;
 import dev.efferent.router.Router;
@@ -37,6 +38,7 @@ final class ApiFeature implements BrainFeature {
             Answer a = open.exchange(req);
             res.status(a.status()).header(io.helidon.http.HeaderValues.CONTENT_TYPE_JSON).send(a.body().toString());
         });
-        routing.register("/api/v1", new ApiService(router, chat, approvals, scheduler, pairing, apiToken, json));
+        routing.register("/api/v1", new ApiService(new Gateway(router, approvals), chat, approvals, scheduler, pairing,
+                apiToken, json));
     }
 }

@@ -6,21 +6,23 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.Approvals;
+import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.conversations.ChatService;
-import dev.efferent.pairing.Pairing;
 import dev.efferent.conversations.ConversationEntry;
 import dev.efferent.conversations.Wording;
+import dev.efferent.pairing.Pairing;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
-import dev.efferent.scheduler.Scheduler;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.WorkerInfo;
+import dev.efferent.scheduler.Scheduler;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
@@ -56,11 +58,12 @@ final class ApiService implements HttpService {
     private static final int MAX_MESSAGE_CHARS = 100_000;
     private static final Set<String> TASK_FIELDS = Set.of("tool", "params", "worker", "priority", "timeoutMs",
             "idempotencyKey");
-    /** Who REST calls act for: fixed by authentication, never chosen by the caller, whose results go there. */
-    static final String REQUESTER = "api";
+    /** Who REST calls act for, and the session they run in: fixed by authentication, never chosen by the caller. */
+    static final String PRINCIPAL = "api";
     private static final int MAX_WAIT_SECONDS = 300;
     private static final int MAX_LIST = 1000;
 
+    private final Gateway gateway;
     private final Router router;
     private final BearerToken token;
     private final ObjectMapper json;
@@ -70,9 +73,10 @@ final class ApiService implements HttpService {
     private final ScheduleApi schedules;
     private final PairingApi pairing;
 
-    ApiService(Router router, ChatService chat, Approvals approvals, Scheduler scheduler, Pairing pairing,
+    ApiService(Gateway gateway, ChatService chat, Approvals approvals, Scheduler scheduler, Pairing pairing,
                BearerToken token, ObjectMapper json) {
-        this.router = router;
+        this.gateway = gateway;
+        this.router = gateway.router();
         this.chat = chat;
         this.approvals = approvals;
         this.token = token;
@@ -150,7 +154,7 @@ final class ApiService implements HttpService {
         }
         Submission submission;
         try {
-            submission = router.submit(request);
+            submission = gateway.submit(new Origin.Api(PRINCIPAL), request);
         } catch (RouterException e) {
             routerError(res, e);
             return;
@@ -312,8 +316,8 @@ final class ApiService implements HttpService {
         }
         String said;
         try {
-            said = allow ? approvals.approve(id, REQUESTER, always, Optional.empty())
-                    : approvals.deny(id, REQUESTER, reason, Optional.empty());
+            said = allow ? approvals.approve(id, PRINCIPAL, always, Optional.empty())
+                    : approvals.deny(id, PRINCIPAL, reason, Optional.empty());
         } catch (RouterException e) {
             routerError(res, e);
             return;
@@ -438,7 +442,7 @@ final class ApiService implements HttpService {
             return Duration.ofMillis(ms);
         });
         return new TaskRequest(tool, paramsObject, text(body, "worker"), priority, timeout,
-                Optional.of(REQUESTER), text(body, "idempotencyKey"), false);
+                Optional.empty(), Optional.empty(), text(body, "idempotencyKey"), false);
     }
 
     private ObjectNode body(ServerRequest req) {

@@ -8,9 +8,9 @@ import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.brain.mcp.McpFeature;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.conversations.ChatService;
-import dev.efferent.pairing.Pairing;
 import dev.efferent.conversations.ConversationStore;
 import dev.efferent.conversations.MemoryConversationStore;
 import dev.efferent.conversations.RecordedConversationStore;
@@ -20,6 +20,7 @@ import dev.efferent.core.plugin.PluginLayers;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.spi.Model;
+import dev.efferent.pairing.Pairing;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
@@ -116,7 +117,8 @@ final class Brain implements AutoCloseable {
                     ? ownTools.risk(tool, (com.fasterxml.jackson.databind.node.ObjectNode) params)
                     : dev.efferent.tools.spi.Risk.UNJUDGED);
             // Schedules are kept where conversations are: with PostgreSQL, every brain over it fires them, once.
-            scheduler = new Scheduler(router, records, SchedulerSettings.from(new ConfigSettings(config.get("scheduler"))),
+            Gateway gateway = new Gateway(router, approvals);
+            scheduler = new Scheduler(gateway, records, SchedulerSettings.from(new ConfigSettings(config.get("scheduler"))),
                     Clock.systemUTC());
             automations = new Automations(router, records, Clock.systemUTC());
             // Paired machines are kept with the tasks if they outlive the process, else in the state directory:
@@ -128,7 +130,7 @@ final class Brain implements AutoCloseable {
                     records, Clock.systemUTC(), List.of(scheduler, automations, pairing));
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
-            chat = new ChatService(router, agent, store,
+            chat = new ChatService(gateway, agent, store,
                     config.get("chat.max-result-chars").asInt().orElse(1500),
                     RouterSettings.duration(config, "chat.progress-interval", Duration.ofSeconds(3)), Clock.systemUTC());
             ChatService conversations = chat;

@@ -6,9 +6,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.queue.Progress;
 import dev.efferent.router.ToolInfo;
 import dev.efferent.router.WorkerInfo;
 
@@ -46,7 +46,7 @@ public final class Views {
         v.put("timeoutMs", t.timeout().toMillis());
         t.targetWorker().ifPresent(w -> v.put("worker", workerName.apply(w)));
         t.leaseOwner().ifPresent(w -> v.put("runningOn", workerName.apply(w)));
-        t.requester().ifPresent(r -> v.put("requester", r));
+        t.session().ifPresent(r -> v.put("session", r));
         v.put("createdAt", t.createdAt().toString());
         v.put("updatedAt", t.updatedAt().toString());
         t.finishedAt().ifPresent(f -> v.put("finishedAt", f.toString()));

@@ -1,23 +1,22 @@
 package dev.efferent.approvals;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.policy.Call;
 import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.Policy;
 import dev.efferent.approvals.policy.PolicyException;
 import dev.efferent.approvals.policy.Rule;
 import dev.efferent.approvals.policy.Verdict;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.queue.Records;
-import dev.efferent.tools.spi.Risk;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
+import dev.efferent.tools.spi.Risk;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -197,10 +196,10 @@ public final class Approvals implements AutoCloseable {
         return "Denied " + task.tool() + " (" + taskId + ").";
     }
 
-    /** The tasks waiting for an answer; of one conversation's, when {@code requester} is given. */
-    public List<Task> pending(Optional<String> requester) {
+    /** The tasks waiting for an answer; of one conversation's, when its key ({@code session}) is given. */
+    public List<Task> pending(Optional<String> session) {
         return router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500).stream()
-                .filter(t -> requester.isEmpty() || t.requester().equals(requester)).toList();
+                .filter(t -> session.isEmpty() || t.session().equals(session)).toList();
     }
 
     /** What became of {@code taskId}'s approval, in a line: e.g. {@code approved by console:abc (once)}. */
@@ -252,7 +251,7 @@ public final class Approvals implements AutoCloseable {
     private Task held(String taskId, Optional<String> participant) {
         Task task = router.task(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
                 "no task with id '" + taskId + "'"));
-        if (participant.isPresent() && !task.requester().equals(participant)) {
+        if (participant.isPresent() && !task.session().equals(participant)) {
             // Said the same way as an unknown id: another conversation's tasks are not this one's to see.
             throw new RouterException(RouterException.Kind.NOT_FOUND, "no task with id '" + taskId + "' in this "
                     + "conversation");

@@ -13,12 +13,6 @@ import java.util.Optional;
  */
 @FunctionalInterface
 public interface Assistant {
-    /**
-     * Tasks whose idempotency key starts with this are an assistant's tool calls: the conversation shows each as
-     * one line (tool, machine, outcome, task id), since the assistant reports what came of it.
-     */
-    String TASK_KEY_PREFIX = "assistant:";
-
     /** The built-in answer when no model is configured: how to configure one; commands keep working. */
     Assistant COMMANDS_ONLY = (message, replies) -> replies.send(new OutgoingMessage.Text("""
             I can only run commands until a language model is configured. Start the brain with one, e.g.

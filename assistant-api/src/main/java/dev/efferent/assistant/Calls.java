@@ -24,15 +24,17 @@ public interface Calls {
     }
 
     /**
-     * Starts {@code tool} with {@code params} for {@code conversation}.
+     * Starts {@code tool} with {@code params} as step {@code step} of automation run {@code run} in
+     * {@code conversation}. The same run and step give the same task back (a step started again after a restart).
      *
-     * @param conversation   who asks: results and questions go there
-     * @param idempotencyKey the same key gives the same task back (a step started again after a restart)
-     * @param tool           the tool
-     * @param params         its arguments
-     * @param worker         the machine that must run it; else the conversation's active one, or any
-     * @param askFirst       hold it for a yes even where the policy would let it run
+     * @param conversation who asks: results and questions go there
+     * @param run          the automation's run
+     * @param step         the step of the run, from 0
+     * @param tool         the tool
+     * @param params       its arguments
+     * @param worker       the machine that must run it; else the conversation's active one, or any
+     * @param askFirst     hold it for a yes even where the policy would let it run
      */
-    Started start(Conversation conversation, String idempotencyKey, String tool, ObjectNode params,
+    Started start(Conversation conversation, String run, int step, String tool, ObjectNode params,
                   Optional<String> worker, boolean askFirst);
 }

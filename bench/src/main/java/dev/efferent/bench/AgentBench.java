@@ -3,6 +3,7 @@ package dev.efferent.bench;
 import dev.efferent.agent.Agent;
 import dev.efferent.agent.AgentSettings;
 import dev.efferent.agent.Models;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
@@ -55,7 +56,7 @@ final class AgentBench {
                     dev.efferent.approvals.ApprovalSettings.defaults(), records, Clock.systemUTC());
             Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), approvals, records,
                     Clock.systemUTC());
-            ChatService chat = new ChatService(brain.router, agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
+            ChatService chat = new ChatService(new Gateway(brain.router, approvals), agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
             FirstPiece channel = new FirstPiece();
             chat.add(channel);
             Conversation c = new Conversation(FirstPiece.NAME, "bench");

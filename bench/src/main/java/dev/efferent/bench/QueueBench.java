@@ -191,8 +191,8 @@ final class QueueBench {
                         return;
                     }
                     for (Task t : c.claim(new ClaimRequest("lat", Set.of("lat"), 64, Duration.ofMinutes(5)))) {
-                        // The requester field carries the enqueue time, so no sample is lost to a race.
-                        stats.add(System.nanoTime() - Long.parseLong(t.requester().orElseThrow()));
+                        // The session field carries the enqueue time, so no sample is lost to a race.
+                        stats.add(System.nanoTime() - Long.parseLong(t.session().orElseThrow()));
                         seen++;
                         completions.execute(() -> c.complete(t.id(), "{}"));
                     }
@@ -203,7 +203,7 @@ final class QueueBench {
                     long now = System.nanoTime();
                     started[i] = now;
                     enqueues.incrementAndGet();
-                    q.enqueue(NewTask.builder("lat", "{}").requester(String.valueOf(now)).build());
+                    q.enqueue(NewTask.builder("lat", "{}").session(String.valueOf(now)).build());
                     Thread.sleep(5);
                 }
             } finally {

@@ -3,6 +3,7 @@ package dev.efferent.conversations;
 import dev.efferent.assistant.Assistant;
 import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Replies;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
@@ -64,14 +65,14 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     /**
      * A chat service.
      *
-     * @param router           runs what people ask for
+     * @param gateway          runs what people ask for
      * @param assistant        answers text that is not a command
      * @param maxChars         longest output shown in one message
      * @param progressInterval at most one progress message per task this often
      * @param clock            for ages and rate limits
      */
-    public ChatService(Router router, Assistant assistant, int maxChars, Duration progressInterval, Clock clock) {
-        this(router, assistant, new MemoryConversationStore(), maxChars, progressInterval, clock);
+    public ChatService(Gateway gateway, Assistant assistant, int maxChars, Duration progressInterval, Clock clock) {
+        this(gateway, assistant, new MemoryConversationStore(), maxChars, progressInterval, clock);
     }
 
     /**
@@ -84,11 +85,12 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
      * @param progressInterval at most one progress message per task this often
      * @param clock            for ages and rate limits
      */
-    public ChatService(Router router, Assistant assistant, ConversationStore store, int maxChars,
+    public ChatService(Gateway gateway, Assistant assistant, ConversationStore store, int maxChars,
                        Duration progressInterval, Clock clock) {
+        Router router = gateway.router();
         this.store = store;
         this.assistant = assistant;
-        this.commands = new CommandHandler(router, assistant, clock);
+        this.commands = new CommandHandler(gateway, assistant, clock);
         this.checkpoints = new Checkpoints(maxChars);
         this.progressInterval = progressInterval;
         this.clock = clock;
@@ -270,7 +272,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     @Override
     public void submitted(Task task, boolean offline) {
         if (offline) {
-            task.requester().ifPresent(r -> {
+            task.session().ifPresent(r -> {
                 if (task.targetWorker().isPresent()) {
                     toldOffline.computeIfAbsent(task.targetWorker().get(), k -> ConcurrentHashMap.newKeySet()).add(r);
                 } else {
@@ -282,7 +284,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
 
     @Override
     public void dispatched(Task task, String workerId, Duration waited) {
-        task.requester().ifPresent(r -> onWorker.computeIfAbsent(workerId, k -> ConcurrentHashMap.newKeySet()).add(r));
+        task.session().ifPresent(r -> onWorker.computeIfAbsent(workerId, k -> ConcurrentHashMap.newKeySet()).add(r));
     }
 
     @Override
@@ -299,7 +301,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     @Override
     public void finished(Task task) {
         lastProgressSent.remove(task.id());
-        Optional<Conversation> to = task.requester().flatMap(Conversation::fromKey);
+        Optional<Conversation> to = task.session().flatMap(Conversation::fromKey);
         if (Checkpoints.forAssistant(task)) {
             // One line: the assistant reports the result in its answer. Named in the lane, off the router's thread.
             to.ifPresent(c -> lanes.post(c.key(), () -> send(c, Checkpoints.compact(task, workerName(task)))));
@@ -336,7 +338,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     }
 
     private void deliver(Task task, List<OutgoingMessage> messages) {
-        Optional<Conversation> to = task.requester().flatMap(Conversation::fromKey);
+        Optional<Conversation> to = task.session().flatMap(Conversation::fromKey);
         to.ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
     }
 
@@ -360,7 +362,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         ConversationEntry kept = remember(conversation, message);
         Channel channel = channels.get(conversation.channel());
         if (channel == null) {
-            // Tasks from the API (requester "api") or from a channel that is gone have nowhere to report.
+            // Tasks from the API (session "api") or from a channel that is gone have nowhere to report.
             return kept;
         }
         try {

@@ -1,10 +1,9 @@
 package dev.efferent.conversations;
 
-import dev.efferent.assistant.Assistant;
+import dev.efferent.calls.Origins;
+import dev.efferent.calls.Outcome;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.queue.Task;
-import dev.efferent.queue.TaskStatus;
 import dev.efferent.tools.spi.Content;
 import dev.efferent.tools.spi.ToolResult;
 
@@ -29,19 +28,20 @@ final class Checkpoints {
         return new OutgoingMessage.Progress(taskId, percent, text);
     }
 
-    /** Whether {@code task} is an assistant's tool call (its idempotency key says so). */
+    /** Whether {@code task}'s caller reports its result itself (the assistant's tool calls, an automation's steps). */
     static boolean forAssistant(Task task) {
-        return task.idempotencyKey().filter(k -> k.startsWith(Assistant.TASK_KEY_PREFIX)).isPresent();
+        return Origins.of(task).map(o -> o.standing().reportedByCaller()).orElse(false);
     }
 
     /** One line for an assistant's tool call: {@code ✅ read_file on laptop · 120 ms}, its task linked by id. */
     static OutgoingMessage.Result compact(Task task, String worker) {
-        boolean ok = task.status() == TaskStatus.COMPLETED && !resultOf(task).isError();
+        Outcome outcome = outcomeOf(task);
+        boolean ok = outcome.ok();
         String where = worker.isEmpty() ? "" : " on " + worker;
-        String how = switch (task.status()) {
-            case COMPLETED -> ok ? took(task) : " · returned an error" + took(task);
-            case CANCELLED -> " · cancelled";
-            default -> " · failed: " + oneLine(task.error().orElse("no reason given"), 200);
+        String how = switch (outcome) {
+            case Outcome.Completed c -> ok ? took(task) : " · returned an error" + took(task);
+            case Outcome.Cancelled c -> " · cancelled";
+            case Outcome.Failed f -> " · failed: " + oneLine(f.error(), 200);
         };
         return new OutgoingMessage.Result(task.id(), ok, (ok ? "✅ " : "❌ ") + task.tool() + where + how
                 + " (" + task.id() + ")");
@@ -51,22 +51,22 @@ final class Checkpoints {
     List<OutgoingMessage> finished(Task task) {
         List<OutgoingMessage> out = new ArrayList<>();
         String head = task.tool() + " (" + task.id() + ")";
-        if (task.status() == TaskStatus.COMPLETED) {
-            ToolResult result = resultOf(task);
-            String label = result.isError() ? "[❌ Failed] " : "[✅ Complete] ";
-            out.add(new OutgoingMessage.Result(task.id(), !result.isError(),
-                    label + head + took(task) + "\n" + truncate(result.text(), task.id())));
-            for (Content c : result.content()) {
-                if (c instanceof Content.Image image) {
-                    out.add(new OutgoingMessage.Image(image.mimeType(), image.data(), head));
+        switch (outcomeOf(task)) {
+            case Outcome.Completed completed -> {
+                ToolResult result = completed.result();
+                String label = result.isError() ? "[❌ Failed] " : "[✅ Complete] ";
+                out.add(new OutgoingMessage.Result(task.id(), !result.isError(),
+                        label + head + took(task) + "\n" + truncate(result.text(), task.id())));
+                for (Content c : result.content()) {
+                    if (c instanceof Content.Image image) {
+                        out.add(new OutgoingMessage.Image(image.mimeType(), image.data(), head));
+                    }
                 }
             }
-        } else if (task.status() == TaskStatus.CANCELLED) {
-            out.add(new OutgoingMessage.Result(task.id(), false, "[❌ Cancelled] " + head + ": "
-                    + task.error().orElse("cancelled")));
-        } else {
-            out.add(new OutgoingMessage.Result(task.id(), false, "[❌ Failed] " + head + ": "
-                    + task.error().orElse("no reason given")));
+            case Outcome.Cancelled cancelled -> out.add(new OutgoingMessage.Result(task.id(), false, "[❌ Cancelled] "
+                    + head + ": " + cancelled.reason()));
+            case Outcome.Failed failed -> out.add(new OutgoingMessage.Result(task.id(), false, "[❌ Failed] " + head
+                    + ": " + failed.error()));
         }
         return out;
     }
@@ -89,9 +89,9 @@ final class Checkpoints {
         return task.finishedAt().map(f -> " in " + human(Duration.between(task.createdAt(), f))).orElse("");
     }
 
-    /** A completed task's result. */
-    static ToolResult resultOf(Task task) {
-        return task.result().map(ToolResultJson::stored).orElse(ToolResult.text(""));
+    /** How a task ended; one that has not (which callers do not pass) as a failure without a reason. */
+    private static Outcome outcomeOf(Task task) {
+        return Outcome.of(task).orElseGet(() -> new Outcome.Failed(task.error().orElse("no reason given")));
     }
 
     static String human(Duration d) {

@@ -1,19 +1,19 @@
 package dev.efferent.conversations;
 
-import dev.efferent.assistant.Assistant;
-import dev.efferent.assistant.Replies;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.assistant.Assistant;
+import dev.efferent.assistant.Replies;
+import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
+import dev.efferent.calls.Outcome;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.core.tools.ToolResultJson;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.queue.Progress;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
@@ -26,9 +26,9 @@ import java.time.Instant;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Consumer;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -56,6 +56,7 @@ public final class CommandHandler {
             relative to the first root, commands run in it, and under the sandbox they can write only there (the
             home's dotfiles stay read-only).""";
 
+    private final Gateway gateway;
     private final Router router;
     private final Assistant assistant;
     private final Clock clock;
@@ -67,8 +68,9 @@ public final class CommandHandler {
      * @param assistant   answers text that is not a command (see {@link #handle})
      * @param clock       for ages
      */
-    public CommandHandler(Router router, Assistant assistant, Clock clock) {
-        this.router = router;
+    public CommandHandler(Gateway gateway, Assistant assistant, Clock clock) {
+        this.gateway = gateway;
+        this.router = gateway.router();
         this.assistant = assistant;
         this.clock = clock;
     }
@@ -153,7 +155,7 @@ public final class CommandHandler {
 
     private List<OutgoingMessage> submit(Conversation conversation, String tool, ObjectNode params,
                                          Consumer<String> started) {
-        Submission s = router.submit(TaskRequest.of(tool, params).from(conversation.key()));
+        Submission s = gateway.submit(new Origin.Person(conversation), TaskRequest.of(tool, params));
         if (s.outcome() != Submission.Outcome.DUPLICATE) {
             started.accept(s.task().id());
         }
@@ -186,13 +188,12 @@ public final class CommandHandler {
         if (!t.status().isFinished()) {
             return say("Task " + id + " is still " + t.status().name().toLowerCase(Locale.ROOT) + ".");
         }
-        String output = t.result().map(r -> {
-            try {
-                return ToolResultJson.text(JSON.readTree(r));
-            } catch (JsonProcessingException e) {
-                return r;
-            }
-        }).orElse(t.error().orElse(""));
+        // Finished, so it has an outcome; one without a reason shows as having no output.
+        String output = switch (Outcome.of(t).orElseThrow()) {
+            case Outcome.Completed c -> c.result().text();
+            case Outcome.Failed f -> t.error().orElse("");
+            case Outcome.Cancelled c -> t.error().orElse("");
+        };
         return say(output.isBlank() ? "(no output)" : output);
     }
 

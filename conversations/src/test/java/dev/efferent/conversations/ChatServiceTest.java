@@ -1,6 +1,9 @@
 package dev.efferent.conversations;
 
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.assistant.Assistant;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
@@ -9,6 +12,7 @@ import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
@@ -64,7 +68,7 @@ class ChatServiceTest {
             }
             replies.send(new OutgoingMessage.Text("thought about it"));
         };
-        chat = new ChatService(router, slow, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        chat = new ChatService(gateway(), slow, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         Recorder channel = new Recorder();
         chat.add(channel);
 
@@ -114,7 +118,7 @@ class ChatServiceTest {
             replies.stream(" done");
             replies.finish();
         };
-        chat = new ChatService(router, asking, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        chat = new ChatService(gateway(), asking, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         Recorder channel = new Recorder();
         chat.add(channel);
         Conversation a = new Conversation("test", "a");
@@ -186,5 +190,10 @@ class ChatServiceTest {
             assertNotNull(null, "nothing sent to " + to + " within 10 s");
             return null;
         }
+    }
+
+    /** The front door over the test's router, with the default approval policy. */
+    private Gateway gateway() {
+        return new Gateway(router, new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC()));
     }
 }

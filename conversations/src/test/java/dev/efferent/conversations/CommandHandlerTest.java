@@ -1,12 +1,16 @@
 package dev.efferent.conversations;
 
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.assistant.Assistant;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
@@ -23,7 +27,6 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -44,7 +47,8 @@ class CommandHandlerTest {
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        handler = new CommandHandler(router, Assistant.COMMANDS_ONLY,
+        handler = new CommandHandler(new Gateway(router, new Approvals(router,
+                 ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC())), Assistant.COMMANDS_ONLY,
                 Clock.systemUTC());
     }
 
@@ -83,7 +87,7 @@ class CommandHandlerTest {
         Files.writeString(root.resolve("notes.txt"), "buy milk\n");
         assertTrue(say("/shell echo hi").startsWith("Running run_shell on brain ("));
         Task shell = awaitLast();
-        assertEquals("test:1", shell.requester().orElseThrow());
+        assertEquals("test:1", shell.session().orElseThrow());
         assertTrue(shell.result().orElseThrow().contains("hi"));
         say("/read notes.txt");
         assertTrue(awaitLast().result().orElseThrow().contains("buy milk"));

@@ -15,7 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** The router reports facts; these are the words a person reads for them. */
 class WordingTest {
     private static final Task TASK = new Task("k3x9m2qa7bfd", "read_file", "{}", 5, TaskStatus.QUEUED, 0, 1,
-            Instant.EPOCH, Duration.ofMinutes(5), Optional.empty(), Optional.empty(), Optional.empty(),
+            Instant.EPOCH, Duration.ofMinutes(5), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
             Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Instant.EPOCH, Instant.EPOCH,
             Optional.empty(), Optional.empty());
 

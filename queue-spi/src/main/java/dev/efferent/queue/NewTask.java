@@ -15,7 +15,9 @@ import java.util.Optional;
  * @param timeout        how long one attempt may run, default 5 minutes
  * @param maxAttempts    how many times it may be handed to a worker, default 1
  * @param targetWorker   the only worker that may claim it
- * @param requester      who asked for it, returned with the task
+ * @param session        the session it runs in: the browser's pages it shares, the machine its caller prefers (a
+ *                       conversation's key, {@code api}, {@code mcp}); returned with the task
+ * @param origin         who asked for it, in its caller's own encoding (the queue stores it and never reads it)
  * @param idempotencyKey enqueuing twice with one key gives the first task back
  * @param held           enqueued {@link TaskStatus#AWAITING_APPROVAL}: it waits for {@link TaskQueue#approve}
  */
@@ -26,7 +28,8 @@ public record NewTask(String tool,
                       Duration timeout,
                       int maxAttempts,
                       Optional<String> targetWorker,
-                      Optional<String> requester,
+                      Optional<String> session,
+                      Optional<String> origin,
                       Optional<String> idempotencyKey,
                       boolean held) {
     /** Lowest priority. */
@@ -56,7 +59,8 @@ public record NewTask(String tool,
             throw new QueueException("maxAttempts must be at least 1, got " + maxAttempts);
         }
         Objects.requireNonNull(targetWorker, "targetWorker");
-        Objects.requireNonNull(requester, "requester");
+        Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
     }
 
@@ -74,7 +78,8 @@ public record NewTask(String tool,
         private Duration timeout = DEFAULT_TIMEOUT;
         private int maxAttempts = 1;
         private Optional<String> targetWorker = Optional.empty();
-        private Optional<String> requester = Optional.empty();
+        private Optional<String> session = Optional.empty();
+        private Optional<String> origin = Optional.empty();
         private Optional<String> idempotencyKey = Optional.empty();
         private boolean held;
 
@@ -108,8 +113,13 @@ public record NewTask(String tool,
             return this;
         }
 
-        public Builder requester(String requester) {
-            this.requester = Optional.of(requester);
+        public Builder session(String session) {
+            this.session = Optional.of(session);
+            return this;
+        }
+
+        public Builder origin(String origin) {
+            this.origin = Optional.of(origin);
             return this;
         }
 
@@ -125,8 +135,8 @@ public record NewTask(String tool,
         }
 
         public NewTask build() {
-            return new NewTask(tool, params, priority, runAt, timeout, maxAttempts, targetWorker, requester,
-                    idempotencyKey, held);
+            return new NewTask(tool, params, priority, runAt, timeout, maxAttempts, targetWorker, session,
+                    origin, idempotencyKey, held);
         }
     }
 }

@@ -18,7 +18,8 @@ import java.util.Optional;
  * @param runAt          not claimed before this instant
  * @param timeout        how long one attempt may run
  * @param targetWorker   the only worker that may claim it, if set
- * @param requester      who asked for it (e.g. a channel's conversation reference), if known
+ * @param session        the session it runs in (a conversation's key, {@code api}, {@code mcp}), if known
+ * @param origin         who asked for it, in its caller's own encoding, if given
  * @param idempotencyKey the caller's de-duplication key, if given
  * @param leaseOwner     the worker holding it while claimed or running
  * @param leaseExpiresAt when that lease runs out unless renewed
@@ -39,7 +40,8 @@ public record Task(String id,
                    Instant runAt,
                    Duration timeout,
                    Optional<String> targetWorker,
-                   Optional<String> requester,
+                   Optional<String> session,
+                   Optional<String> origin,
                    Optional<String> idempotencyKey,
                    Optional<String> leaseOwner,
                    Optional<Instant> leaseExpiresAt,
@@ -57,7 +59,8 @@ public record Task(String id,
         Objects.requireNonNull(runAt, "runAt");
         Objects.requireNonNull(timeout, "timeout");
         Objects.requireNonNull(targetWorker, "targetWorker");
-        Objects.requireNonNull(requester, "requester");
+        Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
         Objects.requireNonNull(leaseOwner, "leaseOwner");
         Objects.requireNonNull(leaseExpiresAt, "leaseExpiresAt");

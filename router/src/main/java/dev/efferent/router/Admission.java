@@ -47,8 +47,8 @@ final class Admission {
      * it. The claims that follow take many of them at once, up to each worker's free slots.
      */
     void submitAll(List<TaskRequest> requests, List<CompletableFuture<Submission>> answers) {
-        // Calls whose requesters prefer different workers are queued apart, each group dispatched before the next is
-        // queued: a claim for one requester's worker would otherwise take another's task.
+        // Calls whose sessions prefer different workers are queued apart, each group dispatched before the next is
+        // queued: a claim for one session's worker would otherwise take another's task.
         Map<Optional<String>, List<Integer>> groups = new LinkedHashMap<>();
         for (int i = 0; i < requests.size(); i++) {
             groups.computeIfAbsent(preference(requests.get(i)), k -> new ArrayList<>()).add(i);
@@ -58,7 +58,7 @@ final class Admission {
     }
 
     private Optional<String> preference(TaskRequest request) {
-        return request.requester().flatMap(state::activeWorker);
+        return request.session().flatMap(state::activeWorker);
     }
 
     private void admit(List<TaskRequest> requests, List<CompletableFuture<Submission>> answers) {
@@ -85,7 +85,7 @@ final class Admission {
                 .forEach(k -> {
                     NewTask spec = specs.get(k);
                     Optional<WorkerSession> claimer = spec.held() || spec.runAt().isPresent() ? Optional.empty()
-                            : dispatch.claimerOnAdd(spec.tool(), spec.targetWorker(), spec.requester(), planned);
+                            : dispatch.claimerOnAdd(spec.tool(), spec.targetWorker(), spec.session(), planned);
                     claimer.ifPresent(s -> planned.merge(s, 1, Integer::sum));
                     claimers.set(k, claimer);
                 });
@@ -156,7 +156,8 @@ final class Admission {
         NewTask.Builder spec = NewTask.builder(tool.name(), params).priority(priority).timeout(timeout)
                 .maxAttempts(tool.readOnly() || tool.idempotent() ? settings.maxAttempts() : 1);
         target.ifPresent(spec::targetWorker);
-        request.requester().ifPresent(spec::requester);
+        request.session().ifPresent(spec::session);
+        request.origin().ifPresent(spec::origin);
         request.idempotencyKey().ifPresent(spec::idempotencyKey);
         if (request.held()) {
             spec.held();
@@ -175,16 +176,16 @@ final class Admission {
             state.listeners.forEach(l -> l.submitted(task, false));
             return new Submission(task, Submission.Outcome.HELD, Optional.empty());
         }
-        return dispatchNow(task, request.requester(), claimedFor);
+        return dispatchNow(task, request.session(), claimedFor);
     }
 
     /**
      * Hands a queued task to a worker that has a free slot, if one is online, or sends it to the worker it was
      * claimed for as it was queued; says where it went.
      */
-    private Submission dispatchNow(Task queued, Optional<String> requester, Optional<WorkerSession> claimedFor) {
+    private Submission dispatchNow(Task queued, Optional<String> session, Optional<WorkerSession> claimedFor) {
         Task task = queued;
-        List<WorkerSession> candidates = dispatch.candidates(task, requester);
+        List<WorkerSession> candidates = dispatch.candidates(task, session);
         claimedFor.ifPresent(s -> dispatch.dispatchClaimed(s, queued));
         for (WorkerSession s : claimedFor.isPresent() ? List.<WorkerSession>of() : candidates) {
             if (state.inflight.containsKey(task.id())) {
@@ -223,7 +224,7 @@ final class Admission {
         }
         LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
         state.workMayBeQueued();
-        return dispatchNow(queued, queued.requester(), Optional.empty());
+        return dispatchNow(queued, queued.session(), Optional.empty());
     }
 
     /** A held task refused, or left unanswered: cancelled, unless it was approved meanwhile (CONFLICT then). */

@@ -45,13 +45,13 @@ final class Dispatch {
         this.scheduler = scheduler;
     }
 
-    /** Online workers that could run {@code task}: its target only, else the requester's active worker, then the least loaded. */
-    List<WorkerSession> candidates(Task task, Optional<String> requester) {
-        return candidates(task.tool(), task.targetWorker(), requester);
+    /** Online workers that could run {@code task}: its target only, else the session's active worker, then the least loaded. */
+    List<WorkerSession> candidates(Task task, Optional<String> session) {
+        return candidates(task.tool(), task.targetWorker(), session);
     }
 
-    private List<WorkerSession> candidates(String tool, Optional<String> target, Optional<String> requester) {
-        Optional<String> active = requester.flatMap(state::activeWorker);
+    private List<WorkerSession> candidates(String tool, Optional<String> target, Optional<String> session) {
+        Optional<String> active = session.flatMap(state::activeWorker);
         List<WorkerSession> list = new ArrayList<>(state.sessions.values().stream()
                 .filter(s -> s.tools.containsKey(tool))
                 .filter(s -> target.map(s.id::equals).orElse(true))
@@ -82,9 +82,9 @@ final class Dispatch {
      * last claim found no more work for it and nothing was queued since, so the task overtakes none that waits.
      * Empty when it must be queued and claimed as usual.
      */
-    Optional<WorkerSession> claimerOnAdd(String tool, Optional<String> target, Optional<String> requester,
+    Optional<WorkerSession> claimerOnAdd(String tool, Optional<String> target, Optional<String> session,
                                          java.util.Map<WorkerSession, Integer> planned) {
-        for (WorkerSession s : candidates(tool, target, requester)) {
+        for (WorkerSession s : candidates(tool, target, session)) {
             if (s.freeSlots() > planned.getOrDefault(s, 0) && claimable(s).contains(tool)) {
                 return s.drainedAt == state.workEpoch ? Optional.of(s) : Optional.empty();
             }
@@ -144,7 +144,7 @@ final class Dispatch {
         TaskDispatch message;
         try {
             message = new TaskDispatch(task.id(), task.tool(), Router.parseParams(task.params()), task.priority(),
-                    task.timeout().toMillis(), task.attempt(), task.requester().orElse(""));
+                    task.timeout().toMillis(), task.attempt(), task.session().orElse(""));
         } catch (IllegalStateException e) {
             LOG.log(Level.ERROR, "Task " + task.id() + " cannot be dispatched", e);
             state.finished(queue.fail(task.id(), e.getMessage(), false));

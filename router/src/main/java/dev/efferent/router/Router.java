@@ -281,17 +281,17 @@ public final class Router implements AutoCloseable {
     }
 
     /**
-     * Makes {@code worker} (a name or an id) the one that runs {@code requester}'s tasks when it can.
+     * Makes {@code worker} (a name or an id) the one that runs {@code session}'s tasks when it can.
      *
      * @throws RouterException if no worker has that name
      */
-    public WorkerInfo setActiveWorker(String requester, String worker) {
-        return call(() -> state.setActiveWorker(requester, worker));
+    public WorkerInfo setActiveWorker(String session, String worker) {
+        return call(() -> state.setActiveWorker(session, worker));
     }
 
-    /** The worker that runs {@code requester}'s tasks first, if one was chosen. */
-    public Optional<String> activeWorker(String requester) {
-        return call(() -> state.activeWorker(requester));
+    /** The worker that runs {@code session}'s tasks first, if one was chosen. */
+    public Optional<String> activeWorker(String session) {
+        return call(() -> state.activeWorker(session));
     }
 
     /**

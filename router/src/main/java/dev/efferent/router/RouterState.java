@@ -160,16 +160,16 @@ final class RouterState {
         return workers().stream().filter(w -> !w.local()).map(WorkerInfo::name).distinct().toList();
     }
 
-    WorkerInfo setActiveWorker(String requester, String worker) {
+    WorkerInfo setActiveWorker(String session, String worker) {
         String id = findWorker(worker).orElseThrow(() -> new RouterException(RouterException.Kind.BAD_REQUEST,
                 "no worker named '" + worker + "'; known workers: " + workerNames()));
-        activeWorkers.put(requester, id);
+        activeWorkers.put(session, id);
         WorkerSession s = sessions.get(id);
         return s != null ? s.info() : offline.get(id);
     }
 
-    Optional<String> activeWorker(String requester) {
-        return Optional.ofNullable(activeWorkers.get(requester));
+    Optional<String> activeWorker(String session) {
+        return Optional.ofNullable(activeWorkers.get(session));
     }
 
     /** Where {@code tool} says it runs (the codec admits only the enum's names). */

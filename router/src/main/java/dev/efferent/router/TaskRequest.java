@@ -14,7 +14,9 @@ import java.util.Optional;
  * @param worker         the worker (name or id) that must run it
  * @param priority       1 to 10; default 5
  * @param timeout        the attempt's time limit; default {@code tasks.default-timeout}
- * @param requester      who asks, e.g. a conversation; results and notices go back to it
+ * @param session        the session it runs in: the browser's pages it shares and the machine its caller prefers
+ *                       (a conversation's key, {@code api}, {@code mcp})
+ * @param origin         who asks, in its caller's encoding: stored with the task, never read by the router
  * @param idempotencyKey submitting twice with one key gives the first task back
  * @param held           the task waits for a person's yes ({@link Router#approve}) before it can run
  */
@@ -23,7 +25,8 @@ public record TaskRequest(String tool,
                           Optional<String> worker,
                           Optional<Integer> priority,
                           Optional<Duration> timeout,
-                          Optional<String> requester,
+                          Optional<String> session,
+                          Optional<String> origin,
                           Optional<String> idempotencyKey,
                           boolean held) {
     public TaskRequest {
@@ -32,38 +35,48 @@ public record TaskRequest(String tool,
         Objects.requireNonNull(worker, "worker");
         Objects.requireNonNull(priority, "priority");
         Objects.requireNonNull(timeout, "timeout");
-        Objects.requireNonNull(requester, "requester");
+        Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(origin, "origin");
         Objects.requireNonNull(idempotencyKey, "idempotencyKey");
     }
 
     /** A request with defaults for everything but the tool and params. */
     public static TaskRequest of(String tool, ObjectNode params) {
         return new TaskRequest(tool, params, Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-                Optional.empty(), false);
+                Optional.empty(), Optional.empty(), false);
     }
 
     /** This request, to be run by {@code worker} (a name or an id). */
     public TaskRequest onWorker(String worker) {
-        return new TaskRequest(tool, params, Optional.of(worker), priority, timeout, requester, idempotencyKey, held);
+        return new TaskRequest(tool, params, Optional.of(worker), priority, timeout, session, origin, idempotencyKey,
+                held);
     }
 
-    /** This request, on behalf of {@code requester}. */
-    public TaskRequest from(String requester) {
-        return new TaskRequest(tool, params, worker, priority, timeout, Optional.of(requester), idempotencyKey, held);
+    /** This request, run in {@code session} (its browser pages, its preferred machine). */
+    public TaskRequest inSession(String session) {
+        return new TaskRequest(tool, params, worker, priority, timeout, Optional.of(session), origin, idempotencyKey,
+                held);
+    }
+
+    /** This request, asked for by {@code origin} (its caller's encoding of who asks). */
+    public TaskRequest withOrigin(String origin) {
+        return new TaskRequest(tool, params, worker, priority, timeout, session, Optional.of(origin), idempotencyKey,
+                held);
     }
 
     /** This request with a time limit. */
     public TaskRequest withTimeout(Duration timeout) {
-        return new TaskRequest(tool, params, worker, priority, Optional.of(timeout), requester, idempotencyKey, held);
+        return new TaskRequest(tool, params, worker, priority, Optional.of(timeout), session, origin, idempotencyKey,
+                held);
     }
 
     /** This request with an idempotency key: submitting it again gives the first task back. */
     public TaskRequest withIdempotencyKey(String key) {
-        return new TaskRequest(tool, params, worker, priority, timeout, requester, Optional.of(key), held);
+        return new TaskRequest(tool, params, worker, priority, timeout, session, origin, Optional.of(key), held);
     }
 
     /** This request, held until a person allows it ({@link Router#approve}); cancel it to deny it. */
     public TaskRequest heldForApproval() {
-        return new TaskRequest(tool, params, worker, priority, timeout, requester, idempotencyKey, true);
+        return new TaskRequest(tool, params, worker, priority, timeout, session, origin, idempotencyKey, true);
     }
 }

@@ -276,7 +276,7 @@ class RoutingTest extends RouterFixture {
         a.next(TaskDispatch.class);
 
         router.setActiveWorker("chat:1", "b");
-        router.submit(TaskRequest.of("stat", params("{}")).from("chat:1"));
+        router.submit(TaskRequest.of("stat", params("{}")).inSession("chat:1"));
         b.next(TaskDispatch.class);
         assertEquals(Optional.of("b"), router.activeWorker("chat:1"));
     }

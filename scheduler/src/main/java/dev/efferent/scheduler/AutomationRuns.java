@@ -4,15 +4,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Calls;
+import dev.efferent.calls.Outcome;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.assistant.Assistant;
-import dev.efferent.assistant.AssistantHost;
-import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
-import dev.efferent.queue.TaskStatus;
 import dev.efferent.queue.spi.TaskIds;
 import dev.efferent.router.Router;
 import dev.efferent.tools.spi.Content;
@@ -100,8 +98,8 @@ final class AutomationRuns implements AutoCloseable {
                 end(run, stoppedAt(run) + " was not run: " + outside.get() + ".");
                 return;
             }
-            Calls.Started started = calls.start(conversation(run), Assistant.TASK_KEY_PREFIX + "automation:" + run.id()
-                    + ":" + run.step(), step.tool(), params, run.worker(), step.approval());
+            Calls.Started started = calls.start(conversation(run), run.id(), run.step(), step.tool(), params,
+                    run.worker(), step.approval());
             switch (started) {
                 case Calls.Started.Refused r -> end(run, stoppedAt(run) + " was refused: " + r.reason());
                 case Calls.Started.Submitted s -> {
@@ -174,15 +172,16 @@ final class AutomationRuns implements AutoCloseable {
         if (!t.status().isFinished()) {
             return;
         }
-        ToolResult result = t.result().map(ToolResultJson::stored).orElse(ToolResult.text(""));
-        if (t.status() != TaskStatus.COMPLETED || result.isError()) {
-            end(run, stoppedAt(run) + " (task " + t.id() + ") " + switch (t.status()) {
-                case CANCELLED -> "did not run: " + t.error().orElse("cancelled");
-                case COMPLETED -> "failed: " + cut(text(result));
-                default -> "failed: " + t.error().orElse("no reason given");
+        Outcome outcome = Outcome.of(t).orElseThrow();
+        if (!(outcome instanceof Outcome.Completed completed) || !outcome.ok()) {
+            end(run, stoppedAt(run) + " (task " + t.id() + ") " + switch (outcome) {
+                case Outcome.Cancelled c -> "did not run: " + c.reason();
+                case Outcome.Completed c -> "failed: " + cut(text(c.result()));
+                case Outcome.Failed f -> "failed: " + f.error();
             } + ".");
             return;
         }
+        ToolResult result = completed.result();
         // Every later step runs on the machine the first one ran on.
         Optional<String> worker = run.worker().or(t::leaseOwner);
         Run next = new Run(run.id(), run.automation(), run.values(), run.conversation(), worker, run.step() + 1,

@@ -3,14 +3,15 @@ package dev.efferent.scheduler;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Calls;
 import dev.efferent.assistant.Extension;
+import dev.efferent.calls.Origin;
+import dev.efferent.calls.Origins;
+import dev.efferent.calls.Outcome;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.assistant.Assistant;
-import dev.efferent.assistant.AssistantHost;
-import dev.efferent.core.tools.ToolResultJson;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.queue.Records;
@@ -351,11 +352,10 @@ public final class Automations implements Extension, AutoCloseable {
     /** The tool calls that finished well in {@code c} since {@code since}, oldest first; not replays or fires. */
     private List<Task> calls(Conversation c, Instant since) {
         return router.newestTasks(EnumSet.of(TaskStatus.COMPLETED), LOOK_BACK).stream()
-                .filter(t -> t.requester().map(c.key()::equals).orElse(false))
+                .filter(t -> Origins.of(t).filter(o -> o.standing().recordable())
+                        .flatMap(Origin::reportsTo).filter(c::equals).isPresent())
                 .filter(t -> !t.createdAt().isBefore(since))
-                .filter(t -> t.idempotencyKey().map(k -> !k.startsWith(Assistant.TASK_KEY_PREFIX + "automation:")
-                        && !k.startsWith(Scheduler.PREFIX)).orElse(true))
-                .filter(t -> t.result().map(r -> !ToolResultJson.stored(r).isError()).orElse(true))
+                .filter(t -> Outcome.of(t).map(Outcome::ok).orElse(true))
                 .sorted(Comparator.comparing(Task::createdAt))
                 .toList();
     }

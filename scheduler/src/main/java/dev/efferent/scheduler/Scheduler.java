@@ -4,11 +4,13 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Extension;
+import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.assistant.AssistantHost;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
@@ -48,6 +50,7 @@ public final class Scheduler implements Extension, AutoCloseable {
     /** The shortest interval of a prompt, which costs a model turn each time. */
     static final Duration MIN_PROMPT_INTERVAL = Duration.ofMinutes(1);
 
+    private final Gateway gateway;
     private final Router router;
     private final Records records;
     private final SchedulerSettings settings;
@@ -73,8 +76,9 @@ public final class Scheduler implements Extension, AutoCloseable {
      * @param settings the time zone and limits
      * @param clock    what time it is
      */
-    public Scheduler(Router router, Records records, SchedulerSettings settings, Clock clock) {
-        this.router = router;
+    public Scheduler(Gateway gateway, Records records, SchedulerSettings settings, Clock clock) {
+        this.gateway = gateway;
+        this.router = gateway.router();
         this.records = records;
         this.settings = settings;
         this.clock = clock;
@@ -342,13 +346,18 @@ public final class Scheduler implements Extension, AutoCloseable {
 
     private void submit(Schedule s, Instant at) {
         Schedule.Action.Call call = (Schedule.Action.Call) s.action();
-        TaskRequest request = TaskRequest.of(call.tool(), call.params().deepCopy()).from(s.conversation())
-                .withIdempotencyKey(PREFIX + s.id() + ":" + at);
+        TaskRequest request = TaskRequest.of(call.tool(), call.params().deepCopy());
         if (call.worker().isPresent()) {
             request = request.onWorker(call.worker().get());
         }
+        Optional<Conversation> in = Conversation.fromKey(s.conversation());
+        if (in.isEmpty()) {
+            LOG.log(Level.WARNING, "Schedule {0} fired, but {1} is not a conversation; its call is not made", s.id(),
+                    s.conversation());
+            return;
+        }
         try {
-            router.submit(request);
+            gateway.submit(new Origin.Schedule(in.get(), s.id(), at), request);
         } catch (RouterException e) {
             if (e.kind() != RouterException.Kind.BAD_REQUEST && e.kind() != RouterException.Kind.NOT_FOUND) {
                 throw e;

@@ -3,18 +3,19 @@ package dev.efferent.scheduler;
 import dev.efferent.agent.Agent;
 import dev.efferent.agent.AgentSettings;
 import dev.efferent.agent.Models;
-import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
-import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.Inbox;
+import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.conversations.ChatService;
 import dev.efferent.conversations.ConversationEntry;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.tools.LocalTools;
+import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.plugin.Settings;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.Records;
@@ -66,14 +67,14 @@ abstract class ConversationFixture {
         // Writing files and running commands would ask by default: these tests allow them, unless a step asks.
         approvals = new Approvals(router, ApprovalSettings.from(Settings.of(Map.of("rules",
                 "allow write_file, allow run_shell"))), records, Clock.systemUTC());
-        scheduler = new Scheduler(router, records, SchedulerSettings.from(Settings.of(Map.of("zone", "UTC"))),
+        scheduler = new Scheduler(new Gateway(router, approvals), records, SchedulerSettings.from(Settings.of(Map.of("zone", "UTC"))),
                 Clock.systemUTC());
         automations = new Automations(router, records, Clock.systemUTC());
         model = ScriptedModelServer.start();
         Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(Settings.of(m))),
                 AgentSettings.defaults(), approvals, records, Clock.systemUTC(), List.of(scheduler, automations));
-        chat = new ChatService(router, agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         chat.add(channel);
         chat.start();
     }

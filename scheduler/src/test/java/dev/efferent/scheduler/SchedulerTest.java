@@ -2,11 +2,14 @@ package dev.efferent.scheduler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
+import dev.efferent.assistant.AssistantHost;
+import dev.efferent.assistant.Replies;
+import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.assistant.AssistantHost;
-import dev.efferent.assistant.Replies;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.spi.ToolCall;
@@ -38,7 +41,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,7 +75,8 @@ class SchedulerTest {
 
     /** A scheduler over the test's records, as a brain (re)started now would have; driven by hand. */
     private Scheduler scheduler(Map<String, String> settings) {
-        Scheduler s = new Scheduler(router, records, SchedulerSettings.from(Settings.of(settings)), clock);
+        Scheduler s = new Scheduler(new Gateway(router, new Approvals(router, ApprovalSettings.defaults(),
+                Records.inMemory(), Clock.systemUTC())), records, SchedulerSettings.from(Settings.of(settings)), clock);
         s.attach(host);
         schedulers.add(s);
         return s;
@@ -197,7 +200,7 @@ class SchedulerTest {
                 .filter(t -> t.tool().equals("list_dir")).toList();
         assertEquals(20, fired.size(), "one task per fire");
         assertEquals(20, fired.stream().map(t -> t.idempotencyKey().orElseThrow()).distinct().count());
-        assertTrue(fired.stream().allMatch(t -> t.requester().orElseThrow().equals(CHAT.key())),
+        assertTrue(fired.stream().allMatch(t -> t.session().orElseThrow().equals(CHAT.key())),
                 "each reports to the schedule's conversation");
     }
 

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.brain.BearerToken;
+import dev.efferent.calls.Origin;
 import dev.efferent.conversations.Wording;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
@@ -175,7 +176,7 @@ final class McpEndpoint implements HttpService {
 
     private void call(ServerRequest req, ServerResponse res, JsonNode id, JsonNode params,
                       McpSessions.Session session) {
-        McpTools.Prepared prepared = tools.prepare(params);
+        McpTools.Prepared prepared = tools.prepare(params, new Origin.Mcp(req.headers().first(SESSION).orElse("")));
         Submission s;
         switch (prepared) {
             case McpTools.Prepared.Invalid i -> {
@@ -188,7 +189,7 @@ final class McpEndpoint implements HttpService {
             }
             case McpTools.Prepared.Run run -> {
                 try {
-                    s = router.submit(run.request());
+                    s = tools.submit(run);
                 } catch (RouterException e) {
                     // As a result the client's model reads, and may correct (invalid arguments, a machine's refusal).
                     send(res, Status.OK_200, result(id, tools.text("Refused: " + e.getMessage() + ".", true)));

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.brain.BearerToken;
 import dev.efferent.brain.BrainFeature;
+import dev.efferent.calls.Gateway;
 import dev.efferent.router.Router;
 import io.helidon.webserver.http.HttpRouting;
 
@@ -26,7 +27,7 @@ public final class McpFeature implements BrainFeature {
      * @param version   the brain's version, told to clients
      */
     public McpFeature(Router router, Approvals approvals, BearerToken apiToken, ObjectMapper json, String version) {
-        this.endpoint = new McpEndpoint(router, new McpTools(router, approvals, json), new McpSessions(Clock.systemUTC()),
+        this.endpoint = new McpEndpoint(router, new McpTools(new Gateway(router, approvals), json), new McpSessions(Clock.systemUTC()),
                 apiToken, json, version);
     }
 

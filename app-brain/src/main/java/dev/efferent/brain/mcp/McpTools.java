@@ -5,18 +5,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.approvals.Approvals;
-import dev.efferent.approvals.policy.Call;
 import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.Verdict;
+import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
 import dev.efferent.router.Router;
+import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.ToolInfo;
 import dev.efferent.router.WorkerInfo;
-import dev.efferent.tools.spi.Placement;
-import dev.efferent.tools.spi.ToolHints;
 
 import java.util.List;
 import java.util.Optional;
@@ -28,16 +27,14 @@ import java.util.Optional;
 final class McpTools {
     /** The argument that picks the machine, added to each tool's schema unless the tool has its own. */
     static final String WORKER = "worker";
-    /** Who asks, as the tasks record it. */
-    static final String REQUESTER = "mcp";
 
+    private final Gateway gateway;
     private final Router router;
-    private final Approvals approvals;
     private final ObjectMapper json;
 
-    McpTools(Router router, Approvals approvals, ObjectMapper json) {
-        this.router = router;
-        this.approvals = approvals;
+    McpTools(Gateway gateway, ObjectMapper json) {
+        this.gateway = gateway;
+        this.router = gateway.router();
         this.json = json;
     }
 
@@ -72,16 +69,13 @@ final class McpTools {
 
     /** The machines that have {@code info}'s tool, by name; the brain itself only for tools that need no machine. */
     private List<String> machines(ToolInfo info, List<WorkerInfo> workers) {
-        boolean hands = router.settings().handsEnabled();
-        return workers.stream()
-                .filter(w -> !(w.local() && hands && info.placement() == Placement.LOCAL))
-                .filter(w -> w.tools().contains(info.descriptor().name())).map(WorkerInfo::name).distinct().toList();
+        return gateway.machines(info, workers);
     }
 
     /** What a {@code tools/call} becomes: a task to run, or an answer at once. */
     sealed interface Prepared {
-        /** Submit {@code request}. */
-        record Run(TaskRequest request) implements Prepared {
+        /** Submit {@code request} as {@code origin}'s ({@link #submit}). */
+        record Run(Origin origin, TaskRequest request) implements Prepared {
         }
 
         /** Refused, with a reason for the client (a tool result with {@code isError}). */
@@ -93,8 +87,11 @@ final class McpTools {
         }
     }
 
-    /** Reads {@code tools/call}'s params: the tool, its arguments, the machine; judged by the approval policy. */
-    Prepared prepare(JsonNode params) {
+    /**
+     * Reads {@code tools/call}'s params: the tool, its arguments, the machine; judged by the approval policy as
+     * {@code origin}'s call.
+     */
+    Prepared prepare(JsonNode params, Origin origin) {
         String name = params.path("name").asText("");
         Optional<ToolInfo> info = router.tools().stream().filter(t -> t.descriptor().name().equals(name)).findFirst();
         if (info.isEmpty()) {
@@ -123,16 +120,9 @@ final class McpTools {
             }
             worker = machine;
         }
-        ToolHints hints = new ToolHints(d.readOnly(), d.destructive(), d.idempotent(), d.openWorld());
         // Judged for the machine named, else for every machine that has the tool: the strictest answer holds.
         List<String> candidates = worker.map(List::of).orElseGet(() -> machines(info.get(), router.workers()));
-        Verdict verdict = approvals.decide(new Call(name, hints, args, worker));
-        for (String machine : candidates) {
-            Verdict there = approvals.decide(new Call(name, hints, args, Optional.of(machine)));
-            if (there.decision().compareTo(verdict.decision()) < 0) {
-                verdict = there;
-            }
-        }
+        Verdict verdict = gateway.judge(origin, d, args, worker, candidates).verdict();
         if (verdict.decision() == Decision.DENY) {
             return new Prepared.Refused("Refused by the brain's approval policy: " + verdict.why() + ".");
         }
@@ -142,8 +132,13 @@ final class McpTools {
                     + verdict.why() + "); over MCP no one can be asked. Ask the user to run it in the brain's "
                     + "console or chat, or to allow it with a rule in approvals.rules.");
         }
-        TaskRequest request = TaskRequest.of(name, args).from(REQUESTER);
-        return new Prepared.Run(worker.map(request::onWorker).orElse(request));
+        TaskRequest request = TaskRequest.of(name, args);
+        return new Prepared.Run(origin, worker.map(request::onWorker).orElse(request));
+    }
+
+    /** Submits a prepared call as its origin's. */
+    Submission submit(Prepared.Run run) {
+        return gateway.submit(run.origin(), run.request());
     }
 
     /** A finished task as an MCP {@code CallToolResult}. */

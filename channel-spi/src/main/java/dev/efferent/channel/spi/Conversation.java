@@ -21,7 +21,7 @@ public record Conversation(String channel, String id) {
         }
     }
 
-    /** {@code channel:id}, the form stored as a task's requester. */
+    /** {@code channel:id}, the form stored as the session of the tasks it starts. */
     public String key() {
         return channel + ":" + id;
     }

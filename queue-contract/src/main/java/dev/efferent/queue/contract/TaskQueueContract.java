@@ -97,7 +97,7 @@ public abstract class TaskQueueContract {
     @Test
     void enqueuedTaskIsQueuedWithItsSettings() {
         Task task = queue.enqueue(NewTask.builder("read_file", "{\"path\":\"a.txt\"}").priority(7)
-                .timeout(Duration.ofSeconds(40)).maxAttempts(3).requester("console:1").build());
+                .timeout(Duration.ofSeconds(40)).maxAttempts(3).session("console:1").build());
         assertEquals(TaskStatus.QUEUED, task.status());
         assertEquals("read_file", task.tool());
         assertEquals("{\"path\":\"a.txt\"}", task.params());
@@ -105,10 +105,24 @@ public abstract class TaskQueueContract {
         assertEquals(0, task.attempt());
         assertEquals(3, task.maxAttempts());
         assertEquals(Duration.ofSeconds(40), task.timeout());
-        assertEquals("console:1", task.requester().orElseThrow());
+        assertEquals("console:1", task.session().orElseThrow());
         assertEquals(clock.instant(), task.createdAt());
         assertEquals(task, queue.get(task.id()).orElseThrow());
         assertEquals(1, queue.countQueued());
+    }
+
+    @Test
+    void theOriginIsKeptAsGivenAndNeverRead() {
+        // Any text: the queue stores who asked for its caller and does not parse it.
+        String origin = "{\"kind\":\"assistant\",\"turn\":\"t1\",\"note\":\"é ' ; --\"}";
+        Task enqueued = queue.enqueue(NewTask.builder("read_file", "{}").session("console:1").origin(origin).build());
+        Task added = queue.addAll(List.of(NewTask.builder("read_file", "{}").origin(origin).idempotencyKey("k1").build()),
+                List.of(Optional.empty()), LEASE).getFirst().task();
+
+        assertEquals(Optional.of(origin), queue.get(enqueued.id()).orElseThrow().origin());
+        assertEquals(Optional.of(origin), added.origin());
+        assertEquals(Optional.of(origin), queue.get(added.id()).orElseThrow().origin());
+        assertEquals(Optional.empty(), queue.enqueue(NewTask.builder("read_file", "{}").build()).origin());
     }
 
     @Test
@@ -117,7 +131,7 @@ public abstract class TaskQueueContract {
         // millisecond: what an add returns is what a read gives later.
         clock.advance(Duration.ofNanos(123_456_500));
         List<Enqueued> added = queue.addAll(List.of(
-                        NewTask.builder("t", "{\"n\":1}").requester("r").targetWorker("w1").build(),
+                        NewTask.builder("t", "{\"n\":1}").session("r").targetWorker("w1").build(),
                         NewTask.builder("t", "{\"n\":2}").held().build(),
                         NewTask.builder("t", "{\"n\":3}").runAt(clock.instant().plusNanos(2_789))
                                 .timeout(Duration.ofNanos(1_500_000_700)).maxAttempts(2).priority(9).build()),

@@ -66,8 +66,9 @@ final class MemoryTaskQueue implements TaskQueue {
         Instant now = clock.instant();
         Task task = new Task(TaskIds.next(), spec.tool(), spec.params(), spec.priority(),
                 spec.held() ? TaskStatus.AWAITING_APPROVAL : TaskStatus.QUEUED, 0,
-                spec.maxAttempts(), spec.runAt().orElse(now), spec.timeout(), spec.targetWorker(), spec.requester(),
-                spec.idempotencyKey(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), now, now,
+                spec.maxAttempts(), spec.runAt().orElse(now), spec.timeout(), spec.targetWorker(), spec.session(),
+                spec.origin(), spec.idempotencyKey(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), now, now,
                 Optional.empty(), Optional.empty());
         Entry entry = new Entry(task, nextSeq++);
         tasks.put(task.id(), entry);
@@ -175,7 +176,7 @@ final class MemoryTaskQueue implements TaskQueue {
         Task t = entry.task;
         // Not re-indexed: progress changes nothing a claim or a count looks at.
         entry.task = new Task(t.id(), t.tool(), t.params(), t.priority(), t.status(), t.attempt(), t.maxAttempts(),
-                t.runAt(), t.timeout(), t.targetWorker(), t.requester(), t.idempotencyKey(), t.leaseOwner(),
+                t.runAt(), t.timeout(), t.targetWorker(), t.session(), t.origin(), t.idempotencyKey(), t.leaseOwner(),
                 t.leaseExpiresAt(), t.result(), t.error(), t.createdAt(), t.updatedAt(), t.finishedAt(),
                 Optional.of(progress));
         return true;
@@ -447,8 +448,8 @@ final class MemoryTaskQueue implements TaskQueue {
         Optional<Progress> progress = status == TaskStatus.RUNNING && t.status() == TaskStatus.RUNNING
                 && attempt == t.attempt() ? t.progress() : Optional.empty();
         return new Task(t.id(), t.tool(), t.params(), t.priority(), status, attempt, t.maxAttempts(), runAt,
-                t.timeout(), t.targetWorker(), t.requester(), t.idempotencyKey(), leaseOwner, leaseExpiresAt, result,
-                error, t.createdAt(), now, status.isFinished() ? Optional.of(now) : Optional.empty(), progress);
+                t.timeout(), t.targetWorker(), t.session(), t.origin(), t.idempotencyKey(), leaseOwner, leaseExpiresAt,
+                result, error, t.createdAt(), now, status.isFinished() ? Optional.of(now) : Optional.empty(), progress);
     }
 
     /** A task and its insertion number, which breaks ties in every index. */

@@ -92,7 +92,12 @@ final class PgSchema {
                                 .formatted(s) + "WHERE status = 'QUEUED'",
                         "DROP INDEX %1$s.tasks_claim_idx".formatted(s),
                         "ALTER INDEX %1$s.tasks_claim_queued_idx RENAME TO tasks_claim_idx".formatted(s),
-                        "DROP INDEX %1$s.tasks_owner_idx".formatted(s))));
+                        "DROP INDEX %1$s.tasks_owner_idx".formatted(s))),
+                // A task's session (the browser's pages, its caller's machine) apart from who asked for it. Both
+                // change only the catalogue: no row is rewritten.
+                new Migration(6, "a task's session apart from its origin", List.of(
+                        "ALTER TABLE %1$s.tasks RENAME COLUMN requester TO session".formatted(s),
+                        "ALTER TABLE %1$s.tasks ADD COLUMN origin text".formatted(s))));
     }
 
     /** The oldest PostgreSQL the queue's statements run on (12: {@code MATERIALIZED} common table expressions). */

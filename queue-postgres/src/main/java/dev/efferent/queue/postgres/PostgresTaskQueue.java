@@ -48,7 +48,7 @@ final class PostgresTaskQueue implements TaskQueue {
     private static final int MAX_ROWS = 1000;
     /** The columns an added task's row is written with, in the order of the values {@link #insert} binds. */
     private static final String INSERTED = " (id, tool, params, priority, status, attempt, max_attempts, run_at, "
-            + "timeout_ms, target_worker, requester, idempotency_key, lease_owner, lease_expires_at, created_at, "
+            + "timeout_ms, target_worker, session, origin, idempotency_key, lease_owner, lease_expires_at, created_at, "
             + "updated_at) VALUES ";
 
     private final PgSettings settings;
@@ -100,11 +100,12 @@ final class PostgresTaskQueue implements TaskQueue {
         // One statement in autocommit, without BEGIN and COMMIT round trips; its notice follows (PgNotifier).
         Optional<Task> inserted = db.run("enqueue a task", sql -> sql.one("INSERT INTO " + t
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
-                        + "requester, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, "
-                        + "?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
+                        + "session, origin, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, "
+                        + "?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
                 TaskRows::task, TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
                 at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
-                spec.requester().orElse(null), spec.idempotencyKey().orElse(null), at(now), at(now)));
+                spec.session().orElse(null), spec.origin().orElse(null), spec.idempotencyKey().orElse(null), at(now),
+                at(now)));
         if (inserted.isPresent()) {
             Task task = inserted.get();
             if (task.status() == TaskStatus.QUEUED) {
@@ -189,7 +190,7 @@ final class PostgresTaskQueue implements TaskQueue {
         List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
         List<Integer> order = byKey(specs);
-        List<Object> params = new ArrayList<>(specs.size() * 16);
+        List<Object> params = new ArrayList<>(specs.size() * 17);
         StringBuilder values = new StringBuilder();
         Task[] built = new Task[specs.size()];
         for (int i : order) {
@@ -199,12 +200,12 @@ final class PostgresTaskQueue implements TaskQueue {
             Optional<Instant> leaseEnd = owner.map(o -> TaskRows.micros(now.plus(lease)));
             Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)), leaseEnd, now);
             built[i] = task;
-            values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+            values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
             params.addAll(java.util.Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
                     task.status().name(), task.attempt(), task.maxAttempts(), at(task.runAt()), task.timeout().toMillis(),
-                    task.targetWorker().orElse(null), task.requester().orElse(null), task.idempotencyKey().orElse(null),
-                    task.leaseOwner().orElse(null), task.leaseExpiresAt().map(TaskRows::at).orElse(null), at(now),
-                    at(now)));
+                    task.targetWorker().orElse(null), task.session().orElse(null), task.origin().orElse(null),
+                    task.idempotencyKey().orElse(null), task.leaseOwner().orElse(null),
+                    task.leaseExpiresAt().map(TaskRows::at).orElse(null), at(now), at(now)));
         }
         if (specs.stream().allMatch(spec -> spec.idempotencyKey().isEmpty())) {
             int rows = sql.update("INSERT INTO " + t + INSERTED + values, params.toArray());
@@ -243,7 +244,7 @@ final class PostgresTaskQueue implements TaskQueue {
         return new Task(id, spec.tool(), spec.params(), spec.priority(),
                 owner.isPresent() ? TaskStatus.CLAIMED : TaskStatus.valueOf(status(spec)), owner.isPresent() ? 1 : 0,
                 spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
-                spec.requester(), spec.idempotencyKey(), owner, leaseEnd, Optional.empty(),
+                spec.session(), spec.origin(), spec.idempotencyKey(), owner, leaseEnd, Optional.empty(),
                 Optional.empty(), now, now, Optional.empty(), Optional.empty());
     }
 

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
@@ -115,6 +116,28 @@ class PostgresQueueTest {
             assertEquals(List.of("tasks_claim_idx", "tasks_finished_idx", "tasks_idempotency_idx", "tasks_lease_idx",
                     "tasks_list_idx", "tasks_pkey"), names);
         }
+    }
+
+    @Test
+    void aTaskStoredBeforeSessionsAndOriginsKeepsItsRequesterAsItsSession() throws Exception {
+        database.execute("CREATE SCHEMA " + database.schema);
+        database.execute("CREATE TABLE " + database.schema + ".schema_migrations (version integer PRIMARY KEY, "
+                + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+        for (PgSchema.Migration m : PgSchema.migrations(database.schema)) {
+            if (m.version() <= 5) {
+                m.statements().forEach(database::execute);
+                database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES ("
+                        + m.version() + ", 'old')");
+            }
+        }
+        database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "
+                + "max_attempts, run_at, timeout_ms, requester, created_at, updated_at) VALUES ('old1', 'run_shell', "
+                + "'{}', 5, 'QUEUED', 0, 1, now(), 1000, 'telegram:42', now(), now())");
+
+        Task old = open(Map.of()).get("old1").orElseThrow();
+
+        assertEquals(Optional.of("telegram:42"), old.session());
+        assertEquals(Optional.empty(), old.origin());
     }
 
     @Test

@@ -1,0 +1,96 @@
+package dev.efferent.calls;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.approvals.Approvals;
+import dev.efferent.approvals.policy.Call;
+import dev.efferent.approvals.policy.Verdict;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.router.Router;
+import dev.efferent.router.Submission;
+import dev.efferent.router.TaskRequest;
+import dev.efferent.router.ToolInfo;
+import dev.efferent.router.WorkerInfo;
+import dev.efferent.tools.spi.Placement;
+import dev.efferent.tools.spi.ToolHints;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The front door every tool call goes through, whoever makes it: the machines that can take a call, the approval
+ * policy's verdict on it (the only place the policy is asked), and its submission as its {@link Origin}'s, with that
+ * origin's session, key and record.
+ */
+public final class Gateway {
+    private final Router router;
+    private final Approvals approvals;
+
+    public Gateway(Router router, Approvals approvals) {
+        this.router = router;
+        this.approvals = approvals;
+    }
+
+    /** The router calls go to. */
+    public Router router() {
+        return router;
+    }
+
+    /**
+     * The machines among {@code workers} that have {@code tool}, by name; with hands, the brain itself only for tools
+     * that need no machine.
+     */
+    public List<String> machines(ToolInfo tool, List<WorkerInfo> workers) {
+        boolean hands = router.settings().handsEnabled();
+        return workers.stream()
+                .filter(w -> !(w.local() && hands && tool.placement() == Placement.LOCAL))
+                .filter(w -> w.tools().contains(tool.descriptor().name())).map(WorkerInfo::name).distinct().toList();
+    }
+
+    /**
+     * What the approval policy says of {@code origin}'s call of {@code tool} with {@code params}. A call that names
+     * its machine is judged for it. One that does not is judged for every machine that could take it, and the
+     * strictest answer holds, so that "deny * on prod" cannot be dodged by naming none; an origin whose standing says
+     * so is judged as naming none as well, even when only one machine could take it.
+     *
+     * @param named      the machine the call names, if any
+     * @param candidates the machines that could take it
+     */
+    public Judgement judge(Origin origin, ToolDescriptor tool, ObjectNode params, Optional<String> named,
+                           List<String> candidates) {
+        ToolHints hints = new ToolHints(tool.readOnly(), tool.destructive(), tool.idempotent(), tool.openWorld());
+        Optional<String> machine = named.or(() -> candidates.size() == 1 && !origin.standing().judgedAsNamingNone()
+                ? Optional.of(candidates.getFirst()) : Optional.empty());
+        Call judged = new Call(tool.name(), hints, params, machine);
+        Verdict verdict = approvals.decide(judged);
+        if (machine.isEmpty()) {
+            for (String candidate : candidates) {
+                Verdict there = approvals.decide(new Call(tool.name(), hints, params, Optional.of(candidate)));
+                if (there.decision().compareTo(verdict.decision()) < 0) {
+                    verdict = there;
+                }
+            }
+        }
+        return new Judgement(verdict, judged);
+    }
+
+    /**
+     * The policy's answer to a call, and the call as it was judged: the machine it names, or the one machine that
+     * could take it (what "allow always" will allow again).
+     */
+    public record Judgement(Verdict verdict, Call call) {
+    }
+
+    /**
+     * Submits {@code request} as {@code origin}'s: in its browser session, with its idempotency key where the request
+     * has none, and with the origin kept on the task, where the conversations read it back ({@link Origins#of}).
+     *
+     * @throws dev.efferent.router.RouterException as {@link Router#submit} does
+     */
+    public Submission submit(Origin origin, TaskRequest request) {
+        TaskRequest asked = request.inSession(origin.browserSession()).withOrigin(Origins.encode(origin));
+        if (request.idempotencyKey().isEmpty() && origin.idempotencyKey().isPresent()) {
+            asked = asked.withIdempotencyKey(origin.idempotencyKey().get());
+        }
+        return router.submit(asked);
+    }
+}

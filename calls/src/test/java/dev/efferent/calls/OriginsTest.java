@@ -1,0 +1,62 @@
+package dev.efferent.calls;
+
+import dev.efferent.channel.spi.Conversation;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class OriginsTest {
+    private static final Conversation CHAT = new Conversation("console", "tab-1");
+
+    @Test
+    void everyKindOfOriginReadsBackAsWritten() {
+        for (Origin origin : List.of(new Origin.Person(CHAT), new Origin.Assistant(CHAT, "t1", 3, "call:7"),
+                new Origin.Automation(CHAT, "r1", 2), new Origin.Schedule(CHAT, "s1", Instant.parse(
+                        "2026-11-28T10:00:00Z")), new Origin.Api("api"), new Origin.Mcp("8f2c"))) {
+            Task task = task(Optional.of(origin.browserSession()), Optional.of(Origins.encode(origin)),
+                    origin.idempotencyKey());
+            assertEquals(Optional.of(origin), Origins.of(task), origin.toString());
+        }
+    }
+
+    @Test
+    void aTaskFromBeforeOriginsIsReadFromItsSessionAndKey() {
+        assertEquals(Optional.of(new Origin.Assistant(CHAT, "t1", 3, "call:7")),
+                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.of("assistant:t1:3:call:7"))));
+        assertEquals(Optional.of(new Origin.Automation(CHAT, "r1", 2)),
+                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.of("assistant:automation:r1:2"))));
+        assertEquals(Optional.of(new Origin.Schedule(CHAT, "s1", Instant.parse("2026-11-28T10:00:00Z"))),
+                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(),
+                        Optional.of("schedule:s1:2026-11-28T10:00:00Z"))));
+        assertEquals(Optional.of(new Origin.Person(CHAT)),
+                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.empty())));
+        assertEquals(Optional.of(new Origin.Api("api")), Origins.of(task(Optional.of("api"), Optional.empty(),
+                Optional.of("my-key"))));
+        assertEquals(Optional.empty(), Origins.of(task(Optional.empty(), Optional.empty(), Optional.empty())));
+    }
+
+    @Test
+    void anOriginThatCannotBeReadIsNone() {
+        assertEquals(Optional.empty(), Origins.of(task(Optional.of("console:tab-1"), Optional.of("{not json"),
+                Optional.empty())));
+        assertEquals(Optional.empty(), Origins.of(task(Optional.of("console:tab-1"), Optional.of("{\"kind\":\"alien\"}"),
+                Optional.empty())));
+        // Only the task's own origin counts: a forged kind in the key of a task that has one changes nothing.
+        assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),
+                Optional.of(Origins.encode(new Origin.Person(CHAT))), Optional.of("assistant:t1:1:c1"))));
+    }
+
+    private static Task task(Optional<String> session, Optional<String> origin, Optional<String> key) {
+        Instant now = Instant.EPOCH;
+        return new Task("t1", "read_file", "{}", 5, TaskStatus.QUEUED, 0, 1, now, Duration.ofMinutes(5),
+                Optional.empty(), session, origin, key, Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), now, now, Optional.empty(), Optional.empty());
+    }
+}
