@@ -137,6 +137,10 @@ final class Toolbox {
             return new Started.Answered("Refused by the approval policy (" + verdict.why() + "); do not try "
                     + "another way around it.");
         }
+        if (verdict.decision() == Decision.ASK && !origin.standing().mayWaitForYes()) {
+            return new Started.Answered("Refused: the approval policy asks for a yes (" + verdict.why() + "), and "
+                    + "no one can be asked here.");
+        }
         TaskRequest request = TaskRequest.of(call.name(), params);
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
@@ -178,7 +182,7 @@ final class Toolbox {
 
     /** What a finished task says to the model: its text, images named, cut at the configured size. */
     String content(Task task) {
-        return switch (outcome(task)) {
+        return switch (Outcome.ofFinished(task)) {
             case Outcome.Completed c -> cut(c.text().isBlank() ? "(no output)" : c.text(), task.id());
             case Outcome.Cancelled c -> "Not run: " + c.reason() + ".";
             case Outcome.Failed f -> "The task failed: " + f.error() + ".";
@@ -187,11 +191,7 @@ final class Toolbox {
 
     /** Whether a finished task's result is an error. */
     boolean failed(Task task) {
-        return !outcome(task).ok();
-    }
-
-    private static Outcome outcome(Task task) {
-        return Outcome.of(task).orElseGet(() -> new Outcome.Failed(task.error().orElse("no reason given")));
+        return !Outcome.ofFinished(task).ok();
     }
 
     private String cut(String text, String taskId) {

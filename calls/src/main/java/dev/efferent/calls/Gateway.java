@@ -3,6 +3,7 @@ package dev.efferent.calls;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.approvals.policy.Call;
+import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.Verdict;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.router.Router;
@@ -36,14 +37,14 @@ public final class Gateway {
     }
 
     /**
-     * The machines among {@code workers} that have {@code tool}, by name; with hands, the brain itself only for tools
-     * that need no machine.
+     * The machines among {@code workers} that have {@code tool}, by name, one entry per worker (two workers may share
+     * a name); with hands, the brain itself only for tools that need no machine.
      */
     public List<String> machines(ToolInfo tool, List<WorkerInfo> workers) {
         boolean hands = router.settings().handsEnabled();
         return workers.stream()
                 .filter(w -> !(w.local() && hands && tool.placement() == Placement.LOCAL))
-                .filter(w -> w.tools().contains(tool.descriptor().name())).map(WorkerInfo::name).distinct().toList();
+                .filter(w -> w.tools().contains(tool.descriptor().name())).map(WorkerInfo::name).toList();
     }
 
     /**
@@ -58,6 +59,11 @@ public final class Gateway {
     public Judgement judge(Origin origin, ToolDescriptor tool, ObjectNode params, Optional<String> named,
                            List<String> candidates) {
         ToolHints hints = new ToolHints(tool.readOnly(), tool.destructive(), tool.idempotent(), tool.openWorld());
+        if (!origin.standing().judged()) {
+            // A person's own command, or what they set up to run: their yes was given when they asked.
+            return new Judgement(new Verdict(Decision.ALLOW, "asked by the person"), new Call(tool.name(), hints,
+                    params, named));
+        }
         Optional<String> machine = named.or(() -> candidates.size() == 1 && !origin.standing().judgedAsNamingNone()
                 ? Optional.of(candidates.getFirst()) : Optional.empty());
         Call judged = new Call(tool.name(), hints, params, machine);

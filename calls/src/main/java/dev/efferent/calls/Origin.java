@@ -107,9 +107,12 @@ public sealed interface Origin {
      */
     default String browserSession() {
         return switch (this) {
+            case Person p -> p.conversation().key();
+            case Assistant a -> a.conversation().key();
+            case Automation a -> a.conversation().key();
+            case Schedule s -> s.conversation().key();
             case Api a -> "api";
             case Mcp m -> "mcp";
-            default -> reportsTo().orElseThrow().key();
         };
     }
 
@@ -122,7 +125,9 @@ public sealed interface Origin {
             case Assistant a -> Optional.of("assistant:" + a.turn() + ":" + a.step() + ":" + a.call());
             case Automation a -> Optional.of("assistant:automation:" + a.run() + ":" + a.step());
             case Schedule s -> Optional.of("schedule:" + s.id() + ":" + s.fire());
-            default -> Optional.empty();
+            case Person p -> Optional.empty();
+            case Api a -> Optional.empty();
+            case Mcp m -> Optional.empty();
         };
     }
 }

@@ -41,15 +41,18 @@ public final class Origins {
         return o.toString();
     }
 
-    /** Who asked for {@code task}; empty for a task that says nothing of it (a raw submit, or text unreadable). */
+    /**
+     * Who asked for {@code task}; empty for a task that says nothing of it (a raw submit). An origin this brain cannot
+     * read (a newer brain's, over the same database) is said, and the task is read as one stored before origins were.
+     */
     public static Optional<Origin> of(Task task) {
         if (task.origin().isPresent()) {
             Optional<Origin> decoded = decode(task.origin().get());
-            if (decoded.isEmpty()) {
-                LOG.log(System.Logger.Level.WARNING, "Task {0} has an origin this brain cannot read: {1}", task.id(),
-                        task.origin().get());
+            if (decoded.isPresent()) {
+                return decoded;
             }
-            return decoded;
+            LOG.log(System.Logger.Level.WARNING, "Task {0} has an origin this brain cannot read, so it is read from "
+                    + "its session and key instead: {1}", task.id(), task.origin().get());
         }
         return legacy(task);
     }
@@ -57,54 +60,92 @@ public final class Origins {
     private static Optional<Origin> decode(String text) {
         try {
             JsonNode o = JSON.readTree(text);
-            Optional<Conversation> c = Conversation.fromKey(o.path("conversation").asText(""));
-            return switch (o.path("kind").asText("")) {
-                case "person" -> c.map(Origin.Person::new);
-                case "assistant" -> c.map(conversation -> new Origin.Assistant(conversation, o.path("turn").asText(),
-                        o.path("step").asInt(), o.path("call").asText()));
-                case "automation" -> c.map(conversation -> new Origin.Automation(conversation,
-                        o.path("run").asText(), o.path("step").asInt()));
-                case "schedule" -> c.map(conversation -> new Origin.Schedule(conversation, o.path("id").asText(),
-                        Instant.parse(o.path("fire").asText())));
-                case "api" -> Optional.of(new Origin.Api(o.path("principal").asText("api")));
-                case "mcp" -> Optional.of(new Origin.Mcp(o.path("session").asText("")));
-                default -> Optional.empty();
-            };
-        } catch (JsonProcessingException | DateTimeParseException e) {
+            return Optional.of(switch (text(o, "kind")) {
+                case "person" -> new Origin.Person(conversation(o));
+                case "assistant" -> new Origin.Assistant(conversation(o), text(o, "turn"), number(o, "step"),
+                        text(o, "call"));
+                case "automation" -> new Origin.Automation(conversation(o), text(o, "run"), number(o, "step"));
+                case "schedule" -> new Origin.Schedule(conversation(o), text(o, "id"), Instant.parse(text(o, "fire")));
+                case "api" -> new Origin.Api(text(o, "principal"));
+                case "mcp" -> new Origin.Mcp(text(o, "session"));
+                default -> throw new IllegalArgumentException("unknown kind '" + o.path("kind").asText() + "'");
+            });
+        } catch (JsonProcessingException | DateTimeParseException | IllegalArgumentException e) {
             return Optional.empty();
         }
     }
 
-    /** The origin of a task stored before origins were, from what it kept then: its session and key. */
+    private static String text(JsonNode o, String field) {
+        if (!o.path(field).isTextual()) {
+            throw new IllegalArgumentException("'" + field + "' is not text");
+        }
+        return o.get(field).asText();
+    }
+
+    private static int number(JsonNode o, String field) {
+        if (!o.path(field).canConvertToInt()) {
+            throw new IllegalArgumentException("'" + field + "' is not a whole number");
+        }
+        return o.get(field).asInt();
+    }
+
+    private static Conversation conversation(JsonNode o) {
+        String key = text(o, "conversation");
+        return Conversation.fromKey(key).orElseThrow(() -> new IllegalArgumentException("'" + key
+                + "' is not a conversation"));
+    }
+
+    /**
+     * The origin of a task stored before origins were, from what it kept then: its session and key. The key's prefix
+     * alone decides the kind, as it did then; parts that do not parse are kept as they are.
+     */
     private static Optional<Origin> legacy(Task task) {
-        Optional<String> key = task.idempotencyKey();
-        Optional<Conversation> conversation = task.session().flatMap(Conversation::fromKey);
-        if (key.isPresent() && conversation.isPresent()) {
-            String[] parts = key.get().split(":", -1);
+        Optional<Conversation> conversation;
+        try {
+            conversation = task.session().flatMap(Conversation::fromKey);
+        } catch (IllegalArgumentException e) {
+            conversation = Optional.empty();
+        }
+        if (conversation.isEmpty()) {
+            return task.session().flatMap(s -> switch (s) {
+                case "api" -> Optional.of(new Origin.Api("api"));
+                case "mcp" -> Optional.of(new Origin.Mcp(""));
+                default -> Optional.empty();
+            });
+        }
+        Conversation c = conversation.get();
+        String key = task.idempotencyKey().orElse("");
+        if (key.startsWith("assistant:automation:")) {
+            String rest = key.substring("assistant:automation:".length());
+            int colon = rest.lastIndexOf(':');
+            return Optional.of(new Origin.Automation(c, colon < 0 ? rest : rest.substring(0, colon),
+                    colon < 0 ? 0 : step(rest.substring(colon + 1))));
+        }
+        if (key.startsWith("assistant:")) {
+            String[] parts = key.substring("assistant:".length()).split(":", 3);
+            return Optional.of(new Origin.Assistant(c, parts[0], parts.length > 1 ? step(parts[1]) : 0,
+                    parts.length > 2 ? parts[2] : ""));
+        }
+        if (key.startsWith("schedule:")) {
+            String rest = key.substring("schedule:".length());
+            int colon = rest.indexOf(':');
+            Instant fire;
             try {
-                if (parts.length == 4 && parts[0].equals("assistant") && parts[1].equals("automation")) {
-                    return Optional.of(new Origin.Automation(conversation.get(), parts[2], Integer.parseInt(parts[3])));
-                }
-                if (parts.length >= 4 && parts[0].equals("assistant")) {
-                    return Optional.of(new Origin.Assistant(conversation.get(), parts[1], Integer.parseInt(parts[2]),
-                            key.get().substring(parts[0].length() + parts[1].length() + parts[2].length() + 3)));
-                }
-                if (parts.length >= 3 && parts[0].equals("schedule")) {
-                    int fire = key.get().indexOf(':', "schedule:".length());
-                    return Optional.of(new Origin.Schedule(conversation.get(), key.get().substring("schedule:".length(),
-                            fire), Instant.parse(key.get().substring(fire + 1))));
-                }
-            } catch (NumberFormatException | DateTimeParseException e) {
-                return Optional.of(new Origin.Person(conversation.get()));
+                fire = colon < 0 ? Instant.EPOCH : Instant.parse(rest.substring(colon + 1));
+            } catch (DateTimeParseException e) {
+                fire = Instant.EPOCH;
             }
+            return Optional.of(new Origin.Schedule(c, colon < 0 ? rest : rest.substring(0, colon), fire));
         }
-        if (conversation.isPresent()) {
-            return Optional.of(new Origin.Person(conversation.get()));
+        // A sub-agent's own calls had a key; a task of its conversation without one was a person's command.
+        return Optional.of(new Origin.Person(c));
+    }
+
+    private static int step(String text) {
+        try {
+            return Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            return 0;
         }
-        return task.session().flatMap(s -> switch (s) {
-            case "api" -> Optional.of(new Origin.Api("api"));
-            case "mcp" -> Optional.of(new Origin.Mcp(""));
-            default -> Optional.empty();
-        });
     }
 }

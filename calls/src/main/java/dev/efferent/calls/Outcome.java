@@ -33,8 +33,13 @@ public sealed interface Outcome {
                     .orElse(ToolResult.text(""))));
             case FAILED -> Optional.of(new Failed(task.error().orElse("no reason given")));
             case CANCELLED -> Optional.of(new Cancelled(task.error().orElse("cancelled")));
-            default -> Optional.empty();
+            case AWAITING_APPROVAL, QUEUED, CLAIMED, RUNNING -> Optional.empty();
         };
+    }
+
+    /** The outcome of {@code task}, which its caller knows has finished; one that has not counts as failed. */
+    static Outcome ofFinished(Task task) {
+        return of(task).orElseGet(() -> new Failed(task.error().orElse("no reason given")));
     }
 
     /** Whether the call ran and its result is not an error. */

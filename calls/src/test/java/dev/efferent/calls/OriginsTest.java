@@ -43,10 +43,39 @@ class OriginsTest {
     }
 
     @Test
-    void anOriginThatCannotBeReadIsNone() {
-        assertEquals(Optional.empty(), Origins.of(task(Optional.of("console:tab-1"), Optional.of("{not json"),
-                Optional.empty())));
-        assertEquals(Optional.empty(), Origins.of(task(Optional.of("console:tab-1"), Optional.of("{\"kind\":\"alien\"}"),
+    void aKeyFromBeforeOriginsIsKnownByItsPrefixEvenWhenItsPartsDoNotParse() {
+        Origin assistant = Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.of("assistant:x")))
+                .orElseThrow();
+        Origin automation = Origins.of(task(Optional.of("console:tab-1"), Optional.empty(),
+                Optional.of("assistant:automation:r1:two"))).orElseThrow();
+        Origin schedule = Origins.of(task(Optional.of("console:tab-1"), Optional.empty(),
+                Optional.of("schedule:s1:yesterday"))).orElseThrow();
+
+        assertEquals(new Origin.Assistant(CHAT, "x", 0, ""), assistant);
+        assertEquals(new Origin.Automation(CHAT, "r1", 0), automation);
+        assertEquals(new Origin.Schedule(CHAT, "s1", Instant.EPOCH), schedule);
+        // What the checkpoints and /record decide from: the same as the prefixes decided.
+        assertEquals(List.of(true, true, false), List.of(assistant.standing().reportedByCaller(),
+                automation.standing().reportedByCaller(), schedule.standing().reportedByCaller()));
+        assertEquals(List.of(true, false, false), List.of(assistant.standing().recordable(),
+                automation.standing().recordable(), schedule.standing().recordable()));
+    }
+
+    @Test
+    void anOriginThatCannotBeReadIsReadFromTheTasksSessionAndKeyInstead() {
+        // Strict: a missing or mistyped part, or a conversation that is not one, is not taken for an origin.
+        for (String bad : List.of("{\"kind\":\"assistant\",\"conversation\":\"console:tab-1\",\"turn\":\"t1\"}",
+                "{\"kind\":\"automation\",\"conversation\":\"console:tab-1\",\"run\":\"r1\",\"step\":\"2\"}",
+                "{\"kind\":\"person\",\"conversation\":\"no-colon\"}",
+                "{\"kind\":\"person\",\"conversation\":\" : \"}",
+                "{\"kind\":\"schedule\",\"conversation\":\"console:tab-1\",\"id\":\"s\",\"fire\":\"soon\"}",
+                "[]")) {
+            assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),
+                    Optional.of(bad), Optional.empty())), bad);
+        }
+        assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),
+                Optional.of("{not json"), Optional.empty())));
+        assertEquals(Optional.empty(), Origins.of(task(Optional.of("nowhere"), Optional.of("{\"kind\":\"alien\"}"),
                 Optional.empty())));
         // Only the task's own origin counts: a forged kind in the key of a task that has one changes nothing.
         assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),

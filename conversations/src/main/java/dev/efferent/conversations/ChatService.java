@@ -4,6 +4,8 @@ import dev.efferent.assistant.Assistant;
 import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Replies;
 import dev.efferent.calls.Gateway;
+import dev.efferent.calls.Origin;
+import dev.efferent.calls.Origins;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
@@ -301,12 +303,13 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     @Override
     public void finished(Task task) {
         lastProgressSent.remove(task.id());
-        Optional<Conversation> to = task.session().flatMap(Conversation::fromKey);
-        if (Checkpoints.forAssistant(task)) {
+        Optional<Origin> origin = Origins.of(task);
+        if (origin.map(o -> o.standing().reportedByCaller()).orElse(false)) {
             // One line: the assistant reports the result in its answer. Named in the lane, off the router's thread.
-            to.ifPresent(c -> lanes.post(c.key(), () -> send(c, Checkpoints.compact(task, workerName(task)))));
+            origin.flatMap(Origin::reportsTo).ifPresent(c -> lanes.post(c.key(),
+                    () -> send(c, Checkpoints.compact(task, workerName(task)))));
         } else {
-            deliver(task, checkpoints.finished(task));
+            deliver(origin, checkpoints.finished(task));
         }
     }
 
@@ -338,8 +341,12 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     }
 
     private void deliver(Task task, List<OutgoingMessage> messages) {
-        Optional<Conversation> to = task.session().flatMap(Conversation::fromKey);
-        to.ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
+        deliver(Origins.of(task), messages);
+    }
+
+    /** To the conversation that hears what comes of the call, if there is one (the API's and MCP's calls have none). */
+    private void deliver(Optional<Origin> origin, List<OutgoingMessage> messages) {
+        origin.flatMap(Origin::reportsTo).ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
     }
 
     private String workerName(Task task) {

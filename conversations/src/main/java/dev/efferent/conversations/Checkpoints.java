@@ -1,6 +1,5 @@
 package dev.efferent.conversations;
 
-import dev.efferent.calls.Origins;
 import dev.efferent.calls.Outcome;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.Task;
@@ -28,14 +27,9 @@ final class Checkpoints {
         return new OutgoingMessage.Progress(taskId, percent, text);
     }
 
-    /** Whether {@code task}'s caller reports its result itself (the assistant's tool calls, an automation's steps). */
-    static boolean forAssistant(Task task) {
-        return Origins.of(task).map(o -> o.standing().reportedByCaller()).orElse(false);
-    }
-
     /** One line for an assistant's tool call: {@code ✅ read_file on laptop · 120 ms}, its task linked by id. */
     static OutgoingMessage.Result compact(Task task, String worker) {
-        Outcome outcome = outcomeOf(task);
+        Outcome outcome = Outcome.ofFinished(task);
         boolean ok = outcome.ok();
         String where = worker.isEmpty() ? "" : " on " + worker;
         String how = switch (outcome) {
@@ -51,7 +45,7 @@ final class Checkpoints {
     List<OutgoingMessage> finished(Task task) {
         List<OutgoingMessage> out = new ArrayList<>();
         String head = task.tool() + " (" + task.id() + ")";
-        switch (outcomeOf(task)) {
+        switch (Outcome.ofFinished(task)) {
             case Outcome.Completed completed -> {
                 ToolResult result = completed.result();
                 String label = result.isError() ? "[❌ Failed] " : "[✅ Complete] ";
@@ -89,10 +83,6 @@ final class Checkpoints {
         return task.finishedAt().map(f -> " in " + human(Duration.between(task.createdAt(), f))).orElse("");
     }
 
-    /** How a task ended; one that has not (which callers do not pass) as a failure without a reason. */
-    private static Outcome outcomeOf(Task task) {
-        return Outcome.of(task).orElseGet(() -> new Outcome.Failed(task.error().orElse("no reason given")));
-    }
 
     static String human(Duration d) {
         long s = d.toSeconds();

@@ -43,11 +43,13 @@ class ChatServiceTest {
     private TaskQueue queue;
     private Router router;
     private ChatService chat;
+    private Approvals approvals;
 
     @AfterEach
     void stop() {
         if (chat != null) {
             chat.close();
+            approvals.close();
             router.close();
             queue.close();
         }
@@ -192,8 +194,9 @@ class ChatServiceTest {
         }
     }
 
-    /** The front door over the test's router, with the default approval policy. */
+    /** The front door over the test's router, with the default approval policy (closed after the test). */
     private Gateway gateway() {
-        return new Gateway(router, new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC()));
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        return new Gateway(router, approvals);
     }
 }

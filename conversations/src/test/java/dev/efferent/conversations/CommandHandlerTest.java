@@ -41,19 +41,21 @@ class CommandHandlerTest {
     private TaskQueue queue;
     private Router router;
     private CommandHandler handler;
+    private Approvals approvals;
 
     private void start(boolean hands) {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        handler = new CommandHandler(new Gateway(router, new Approvals(router,
-                 ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC())), Assistant.COMMANDS_ONLY,
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        handler = new CommandHandler(new Gateway(router, approvals), Assistant.COMMANDS_ONLY,
                 Clock.systemUTC());
     }
 
     @AfterEach
     void stop() {
+        approvals.close();
         router.close();
         queue.close();
     }

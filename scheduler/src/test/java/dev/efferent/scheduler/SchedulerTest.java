@@ -57,6 +57,7 @@ class SchedulerTest {
     private final List<Scheduler> schedulers = new ArrayList<>();
     private TaskQueue queue;
     private Router router;
+    private Approvals approvals;
 
     @BeforeEach
     void start() {
@@ -64,19 +65,20 @@ class SchedulerTest {
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
     }
 
     @AfterEach
     void stop() {
         schedulers.forEach(Scheduler::close);
+        approvals.close();
         router.close();
         queue.close();
     }
 
     /** A scheduler over the test's records, as a brain (re)started now would have; driven by hand. */
     private Scheduler scheduler(Map<String, String> settings) {
-        Scheduler s = new Scheduler(new Gateway(router, new Approvals(router, ApprovalSettings.defaults(),
-                Records.inMemory(), Clock.systemUTC())), records, SchedulerSettings.from(Settings.of(settings)), clock);
+        Scheduler s = new Scheduler(new Gateway(router, approvals), records, SchedulerSettings.from(Settings.of(settings)), clock);
         s.attach(host);
         schedulers.add(s);
         return s;

@@ -67,9 +67,9 @@ final class McpTools {
         return result;
     }
 
-    /** The machines that have {@code info}'s tool, by name; the brain itself only for tools that need no machine. */
+    /** The machines that have {@code info}'s tool, each name once; the brain itself only for tools that need none. */
     private List<String> machines(ToolInfo info, List<WorkerInfo> workers) {
-        return gateway.machines(info, workers);
+        return gateway.machines(info, workers).stream().distinct().toList();
     }
 
     /** What a {@code tools/call} becomes: a task to run, or an answer at once. */
