@@ -142,6 +142,10 @@ final class Toolbox {
                     + "no one can be asked here.");
         }
         TaskRequest request = TaskRequest.of(call.name(), params);
+        if (schemaOf(offered).isPresent()) {
+            // Checked once: a worker whose copy of the tool is the one just checked against is not checked again.
+            request = request.checkedAgainst(offered.info().descriptor());
+        }
         if (worker.isPresent()) {
             request = request.onWorker(worker.get());
         } else if (verdict.decision() == Decision.ASK && machine.isPresent()) {

@@ -442,7 +442,7 @@ final class ApiService implements HttpService {
             return Duration.ofMillis(ms);
         });
         return new TaskRequest(tool, paramsObject, text(body, "worker"), priority, timeout,
-                Optional.empty(), Optional.empty(), text(body, "idempotencyKey"), false);
+                Optional.empty(), Optional.empty(), text(body, "idempotencyKey"), false, Optional.empty());
     }
 
     private ObjectNode body(ServerRequest req) {

@@ -63,10 +63,12 @@ final class Admission {
 
     private void admit(List<TaskRequest> requests, List<CompletableFuture<Submission>> answers) {
         List<NewTask> specs = new ArrayList<>();
+        List<Optional<ToolDescriptor>> checked = new ArrayList<>();
         List<Integer> admitted = new ArrayList<>();
         for (int i = 0; i < requests.size(); i++) {
             try {
                 specs.add(spec(requests.get(i)));
+                checked.add(checkedAgainst(requests.get(i)));
                 admitted.add(i);
             } catch (RuntimeException e) {
                 answers.get(i).completeExceptionally(e);
@@ -99,6 +101,13 @@ final class Admission {
         if (added.stream().anyMatch(e -> e.created() && e.task().status() == TaskStatus.QUEUED)) {
             state.workMayBeQueued();
         }
+        // Before any dispatch below: a worker whose copy of the tool is the one checked is not checked against again.
+        for (int k = 0; k < added.size(); k++) {
+            Enqueued enqueued = added.get(k);
+            if (enqueued.created()) {
+                checked.get(k).ifPresent(d -> state.checkedAgainst.put(enqueued.task().id(), d));
+            }
+        }
         List<Optional<WorkerSession>> claimedFor = new ArrayList<>();
         for (int k = 0; k < admitted.size(); k++) {
             Enqueued enqueued = added.get(k);
@@ -123,6 +132,21 @@ final class Admission {
         }
     }
 
+    /**
+     * The tool as {@code request}'s params were checked against, if they were: by the brain's own copy when it has
+     * the tool and its in-process worker offers it (admitted just before, {@link #spec}), else by the caller.
+     */
+    private Optional<ToolDescriptor> checkedAgainst(TaskRequest request) {
+        Optional<ToolDescriptor> own = ownCopy(request.tool());
+        return own.isPresent() ? own : request.checkedAgainst();
+    }
+
+    /** The brain's in-process worker's copy of {@code tool}, if it offers it. */
+    private Optional<ToolDescriptor> ownCopy(String tool) {
+        return state.sessions.values().stream().filter(s -> s.local).findFirst()
+                .flatMap(s -> Optional.ofNullable(s.tools.get(tool)));
+    }
+
     /** The task a call becomes, checked: a RouterException (BAD_REQUEST) says what is wrong with it. */
     private NewTask spec(TaskRequest request) {
         ToolDescriptor tool = state.knownTools.get(request.tool());
@@ -130,7 +154,10 @@ final class Admission {
             throw new RouterException(RouterException.Kind.BAD_REQUEST, "unknown tool '" + request.tool()
                     + "'; known tools: " + state.knownTools.keySet().stream().sorted().toList());
         }
-        state.localTools.filter(local -> local.catalog().find(tool.name()).isPresent())
+        // Checked against the brain's own copy, unless the caller already checked against that very copy.
+        boolean checkedByCaller = request.checkedAgainst().isPresent()
+                && request.checkedAgainst().equals(ownCopy(tool.name()));
+        state.localTools.filter(local -> !checkedByCaller && local.catalog().find(tool.name()).isPresent())
                 .flatMap(local -> local.check(tool.name(), request.params()))
                 .ifPresent(refusal -> {
                     throw new RouterException(RouterException.Kind.BAD_REQUEST, refusal.message());

@@ -151,7 +151,9 @@ final class Dispatch {
             return;
         }
         // Checked against the schema of the worker that will run it: its copy of the tool may differ from others'.
-        ParamsSchema schema = s.schemas.get(task.tool());
+        // Once: not again if the params were checked on admission against this very copy.
+        ToolDescriptor checked = state.checkedAgainst.remove(task.id());
+        ParamsSchema schema = checked != null && checked.equals(tool) ? null : s.schemas.get(task.tool());
         List<String> problems = schema == null ? List.of() : schema.validate(message.params());
         if (!problems.isEmpty()) {
             String why = "invalid params for " + task.tool() + " on " + s.name + ": " + String.join("; ", problems);

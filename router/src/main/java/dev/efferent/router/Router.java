@@ -3,6 +3,7 @@ package dev.efferent.router;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.core.tools.CatalogEntry;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.TaskRunner;
 import dev.efferent.core.tools.ToolDescriptors;
@@ -455,7 +456,9 @@ public final class Router implements AutoCloseable {
         state.localTools = Optional.of(executor);
         InProcessWorker link = new InProcessWorker();
         Connection connection = new Connection(this, link, true, codec, clock, Optional.empty());
-        link.attach(new TaskRunner(executor, settings.localConcurrency(), connection::receive));
+        // The runner skips its own check only for a tool that is still the copy this router's check used.
+        link.attach(TaskRunner.inProcess(executor, settings.localConcurrency(), connection::receive,
+                entry -> state.localEntries.get(entry.name()) == entry));
         // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
         String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
         // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker
@@ -468,6 +471,8 @@ public final class Router implements AutoCloseable {
 
     /** The brain's own tools, all known; those it runs itself returned. Runs on the router's thread. */
     private List<ToolDescriptor> localTools(LocalToolExecutor executor) {
+        state.localEntries = executor.catalog().entries().stream()
+                .collect(java.util.stream.Collectors.toUnmodifiableMap(CatalogEntry::name, e -> e));
         List<ToolDescriptor> all = executor.catalog().entries().stream()
                 .map(e -> ToolDescriptors.of(e, settings.placementOf(e.name(), e.spec().placement()))).toList();
         all.forEach(d -> state.knownTools.put(d.name(), d));

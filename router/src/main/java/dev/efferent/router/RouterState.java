@@ -1,5 +1,6 @@
 package dev.efferent.router;
 
+import dev.efferent.core.tools.CatalogEntry;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Progress;
@@ -28,6 +29,22 @@ final class RouterState {
     final Map<String, String> origins = new HashMap<>();
     /** Dispatched tasks by id. */
     final Map<String, Inflight> inflight = new HashMap<>();
+    /**
+     * Tasks admitted here and not yet dispatched, by id: the tool as their params were checked against on admission.
+     * A worker whose copy is that one gets them without a second check (in memory: after a restart, they are checked).
+     */
+    final Map<String, ToolDescriptor> checkedAgainst = new LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, ToolDescriptor> eldest) {
+            // Bounded: a task another brain dispatches or ends leaves its entry here; dropping one costs a check.
+            return size() > 10_000;
+        }
+    };
+    /**
+     * The brain's own tools as the in-process worker's copies were made from them (updated with them, on the router's
+     * thread): its runner does not check again a call to a tool that is still one of these.
+     */
+    volatile Map<String, CatalogEntry> localEntries = Map.of();
     /** The last progress of each task running here; read from any thread (REST, console). */
     final Map<String, Progress> progress = new java.util.concurrent.ConcurrentHashMap<>();
     /** When each task's progress was last written to the queue (nanoTime). */
@@ -190,6 +207,7 @@ final class RouterState {
 
     /** A task finished: tell the listeners and whoever waits for it. */
     void finished(Task task) {
+        checkedAgainst.remove(task.id());
         progress.remove(task.id());
         progressStored.remove(task.id());
         listeners.forEach(l -> l.finished(task));

@@ -195,4 +195,32 @@ class WorkerIdentityTest extends RouterFixture {
                 failed.error().orElseThrow());
         assertTrue(strict.quietFor(200).stream().noneMatch(m -> m instanceof TaskDispatch), "never sent");
     }
+
+    @Test
+    void paramsCheckedOnAdmissionAgainstTheWorkersOwnCopyAreNotCheckedAgainAtDispatch() throws Exception {
+        start(true, Optional.empty());
+        FakeWorker strict = new FakeWorker("strict");
+        dev.efferent.protocol.ToolDescriptor tool = new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
+                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree("{\"type\":\"object\","
+                        + "\"properties\":{\"command\":{\"type\":\"string\"}},\"required\":[\"command\"]}"),
+                "LOCAL", false, false, false, false);
+        strict.register(router, 2, tool);
+
+        // Its caller (the front door) checked the params against this very copy: the router does not check again, so
+        // these, which that copy would refuse, reach the worker (whose own check is the one left).
+        String once = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}")).checkedAgainst(tool))
+                .task().id();
+        assertEquals(once, strict.next(TaskDispatch.class).taskId());
+
+        // Checked against another copy of the tool (a looser one): checked again against the worker's, and refused.
+        dev.efferent.protocol.ToolDescriptor loose = new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
+                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree("{\"type\":\"object\"}"),
+                "LOCAL", false, false, false, false);
+        String twice = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}")).checkedAgainst(loose))
+                .task().id();
+        dev.efferent.queue.Task failed = await(twice);
+        assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
+        assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
+                failed.error().orElseThrow());
+    }
 }

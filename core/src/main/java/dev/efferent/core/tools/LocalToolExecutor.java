@@ -104,8 +104,7 @@ public final class LocalToolExecutor implements AutoCloseable {
 
     private Optional<Refusal> check(Optional<CatalogEntry> entry, String tool, ObjectNode params) {
         if (entry.isEmpty()) {
-            return Optional.of(new Refusal(Refusal.Kind.UNKNOWN_TOOL,
-                    "unknown tool '" + tool + "'; this machine has " + catalog.names()));
+            return Optional.of(unknown(tool));
         }
         List<String> problems = entry.get().validate(params);
         if (!problems.isEmpty()) {
@@ -122,11 +121,49 @@ public final class LocalToolExecutor implements AutoCloseable {
      * Callers bound how many calls run at once ({@link TaskRunner} does), counting a call until it is released.
      */
     public ToolExecution execute(ToolCall call, ProgressListener progress) {
+        return execute(call, progress, Optional.empty());
+    }
+
+    /**
+     * The tool {@code call} names here, and why it cannot start with its params, if it cannot: the check
+     * {@link TaskRunner} makes once, before it accepts a task ({@link #execute(ToolCall, ProgressListener, Checked)}).
+     */
+    Checked checkOnce(String tool, ObjectNode params) {
+        Optional<CatalogEntry> entry = catalog.find(tool);
+        return new Checked(entry, check(entry, tool, params));
+    }
+
+    /** The tool {@code tool} names here, for a call whose params were checked elsewhere against this copy. */
+    Checked lookUp(String tool) {
+        Optional<CatalogEntry> entry = catalog.find(tool);
+        return new Checked(entry, entry.isPresent() ? Optional.empty() : Optional.of(unknown(tool)));
+    }
+
+    private Refusal unknown(String tool) {
+        return new Refusal(Refusal.Kind.UNKNOWN_TOOL, "unknown tool '" + tool + "'; this machine has "
+                + catalog.names());
+    }
+
+    /** A call checked against {@code entry}, the tool as it was then; {@code refusal} is why it cannot start. */
+    record Checked(Optional<CatalogEntry> entry, Optional<Refusal> refusal) {
+    }
+
+    /**
+     * {@link #execute(ToolCall, ProgressListener)} of a call already {@code checked}: its params are not checked
+     * again unless the tool changed since.
+     */
+    ToolExecution execute(ToolCall call, ProgressListener progress, Checked checked) {
+        return execute(call, progress, checked.refusal().isEmpty() ? checked.entry() : Optional.empty());
+    }
+
+    private ToolExecution execute(ToolCall call, ProgressListener progress, Optional<CatalogEntry> checkedEntry) {
         Instant start = clock.instant();
         RunningCall running = new RunningCall(call.taskId(), call.session(), start, call.timeout(), roots, progress, clock);
         // Looked up once: a toolkit may change its tools while this runs.
         Optional<CatalogEntry> found = catalog.find(call.tool());
-        Optional<Refusal> refusal = check(found, call.tool(), call.params());
+        // Checked once: again only if the tool is not the one the caller checked (a toolkit changed it meanwhile).
+        boolean checkedAlready = found.isPresent() && checkedEntry.isPresent() && found.get() == checkedEntry.get();
+        Optional<Refusal> refusal = checkedAlready ? Optional.empty() : check(found, call.tool(), call.params());
         if (refusal.isPresent()) {
             running.release();
             running.finish(ToolOutcome.failed(refusal.get().message(), Duration.ZERO));

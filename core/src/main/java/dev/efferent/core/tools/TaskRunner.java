@@ -19,11 +19,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * The worker side of the protocol's task messages, over a {@link LocalToolExecutor}: a {@code task:dispatch}
  * is rejected (busy, unknown tool, bad params) or accepted and run, its progress and result are sent back, and
- * a {@code task:cancel} stops it. Used by the worker process and by the brain's in-process worker alike.
+ * a {@code task:cancel} stops it. Used by the worker process and by the brain's in-process worker alike; a task's
+ * params are checked once: by a worker's runner, and for the brain's own by the router ({@link #inProcess}).
  *
  * <p>Each task takes one of {@code maxConcurrency} slots until its tool has returned, not merely until its result
  * is sent: a tool deaf to its timeout keeps its thread (see {@link ToolExecution#released()}), so its slot stays
@@ -41,6 +43,8 @@ public final class TaskRunner {
     private final int maxConcurrency;
     private final Listener listener;
     private final Guard guard;
+    /** Whether the sender (the router, for the brain's own runner) checked a task against this copy of its tool. */
+    private final Predicate<CatalogEntry> checkedBySender;
     /** Tasks whose result has not been sent. */
     private final Map<String, ToolExecution> running = new ConcurrentHashMap<>();
     /**
@@ -73,10 +77,27 @@ public final class TaskRunner {
      * which whoever sent the call cannot loosen.
      */
     public TaskRunner(LocalToolExecutor executor, int maxConcurrency, Listener listener, Guard guard) {
+        this(executor, maxConcurrency, listener, guard, entry -> false);
+    }
+
+    private TaskRunner(LocalToolExecutor executor, int maxConcurrency, Listener listener, Guard guard,
+                       Predicate<CatalogEntry> checkedBySender) {
         this.executor = executor;
         this.maxConcurrency = maxConcurrency;
         this.listener = listener;
         this.guard = guard;
+        this.checkedBySender = checkedBySender;
+    }
+
+    /**
+     * The runner of the brain's in-process worker. The router checks every task it sends here against its copy of
+     * this executor's tool, on admission or as it dispatches it; a task for a tool that is still the copy the router
+     * checked against ({@code checkedByRouter}) is not checked a second time. A tool that changed since (a toolkit
+     * changed its tools, and the router has not yet heard) is checked here.
+     */
+    public static TaskRunner inProcess(LocalToolExecutor executor, int maxConcurrency, Listener listener,
+                                       Predicate<CatalogEntry> checkedByRouter) {
+        return new TaskRunner(executor, maxConcurrency, listener, (tool, params) -> Optional.empty(), checkedByRouter);
     }
 
     /** Why this machine refuses a call, if it does. */
@@ -166,7 +187,10 @@ public final class TaskRunner {
             listener.reply(new TaskRejected(d.taskId(), RejectReason.BUSY, busy()));
             return;
         }
-        Optional<LocalToolExecutor.Refusal> refusal = executor.check(d.tool(), d.params());
+        LocalToolExecutor.Checked found = executor.lookUp(d.tool());
+        LocalToolExecutor.Checked checked = found.entry().filter(checkedBySender).isPresent() ? found
+                : executor.checkOnce(d.tool(), d.params());
+        Optional<LocalToolExecutor.Refusal> refusal = checked.refusal();
         if (refusal.isPresent()) {
             RejectReason reason = refusal.get().kind() == LocalToolExecutor.Refusal.Kind.UNKNOWN_TOOL
                     ? RejectReason.UNKNOWN_TOOL : RejectReason.BAD_PARAMS;
@@ -183,7 +207,7 @@ public final class TaskRunner {
         listener.reply(new TaskAccepted(d.taskId()));
         Duration timeout = Duration.ofMillis(Math.max(1, d.timeoutMs()));
         ToolExecution execution = executor.execute(new ToolCall(d.taskId(), d.tool(), d.params(), timeout, d.session()),
-                (task, percent, text) -> listener.reply(new TaskProgress(task, percent, text)));
+                (task, percent, text) -> listener.reply(new TaskProgress(task, percent, text)), checked);
         slots.put(execution, d.tool());
         running.put(d.taskId(), execution);
         CompletableFuture<Void> slotFree = execution.released().whenComplete((v, e) -> {

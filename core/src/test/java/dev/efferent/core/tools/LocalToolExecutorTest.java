@@ -3,6 +3,9 @@ package dev.efferent.core.tools;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.tools.spi.AllowedRoots;
+import dev.efferent.tools.spi.Tool;
+import dev.efferent.tools.spi.ToolResult;
+import dev.efferent.tools.spi.Toolkit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -46,6 +49,49 @@ class LocalToolExecutorTest {
     private ToolOutcome run(String tool, String json) throws Exception {
         return executor.execute(new ToolCall("t1", tool, params(json), Duration.ofSeconds(10)), ProgressListener.NONE)
                 .outcome().get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aCallCheckedBeforeItStartsIsCheckedAgainOnlyIfItsToolChangedMeanwhile() throws Exception {
+        List<Tool> offered = new CopyOnWriteArrayList<>(List.of(FakeToolkit.tool("say", "{\"type\":\"object\"}",
+                (p, c) -> ToolResult.text("said"))));
+        Runnable[] changed = new Runnable[1];
+        Toolkit changing = new Toolkit() {
+            @Override
+            public String name() {
+                return "changing";
+            }
+
+            @Override
+            public List<Tool> tools() {
+                return List.copyOf(offered);
+            }
+
+            @Override
+            public void onChange(Runnable listener) {
+                changed[0] = listener;
+            }
+        };
+        LocalToolExecutor checkedOnce = new LocalToolExecutor(ToolCatalog.of(List.of(changing)),
+                AllowedRoots.of(List.of(root)));
+        try {
+            ToolCall call = new ToolCall("t1", "say", params("{\"loud\":true}"), Duration.ofSeconds(10));
+            LocalToolExecutor.Checked checked = checkedOnce.checkOnce("say", call.params());
+            assertEquals(java.util.Optional.empty(), checked.refusal());
+            assertEquals("said", text(checkedOnce.execute(call, ProgressListener.NONE, checked).outcome()
+                    .get(10, TimeUnit.SECONDS)));
+
+            // The toolkit now wants a text: a call checked against the tool as it was is checked again, and refused.
+            offered.set(0, FakeToolkit.tool("say", "{\"type\":\"object\",\"required\":[\"text\"]}",
+                    (p, c) -> ToolResult.text("said")));
+            changed[0].run();
+            ToolOutcome refused = checkedOnce.execute(call, ProgressListener.NONE, checked).outcome()
+                    .get(10, TimeUnit.SECONDS);
+            assertEquals(ToolOutcome.Status.FAILED, refused.status());
+            assertTrue(refused.error().orElseThrow().startsWith("invalid params for say"), refused.toString());
+        } finally {
+            checkedOnce.close();
+        }
     }
 
     @Test
