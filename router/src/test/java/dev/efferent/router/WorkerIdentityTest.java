@@ -183,10 +183,7 @@ class WorkerIdentityTest extends RouterFixture {
     void paramsAreCheckedAgainstTheSchemaOfTheWorkerThatWillRunTheCall() throws Exception {
         start(true, Optional.empty());
         FakeWorker strict = new FakeWorker("strict");
-        dev.efferent.protocol.ToolDescriptor tool = new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
-                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree("{\"type\":\"object\","
-                        + "\"properties\":{\"command\":{\"type\":\"string\"}},\"required\":[\"command\"]}"),
-                "LOCAL", false, false, false, false);
+        dev.efferent.protocol.ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
         String id = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}"))).task().id();
         dev.efferent.queue.Task failed = await(id);
@@ -200,10 +197,7 @@ class WorkerIdentityTest extends RouterFixture {
     void paramsCheckedOnAdmissionAgainstTheWorkersOwnCopyAreNotCheckedAgainAtDispatch() throws Exception {
         start(true, Optional.empty());
         FakeWorker strict = new FakeWorker("strict");
-        dev.efferent.protocol.ToolDescriptor tool = new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
-                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree("{\"type\":\"object\","
-                        + "\"properties\":{\"command\":{\"type\":\"string\"}},\"required\":[\"command\"]}"),
-                "LOCAL", false, false, false, false);
+        dev.efferent.protocol.ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
 
         // Its caller (the front door) checked the params against this very copy: the router does not check again, so
@@ -213,14 +207,23 @@ class WorkerIdentityTest extends RouterFixture {
         assertEquals(once, strict.next(TaskDispatch.class).taskId());
 
         // Checked against another copy of the tool (a looser one): checked again against the worker's, and refused.
-        dev.efferent.protocol.ToolDescriptor loose = new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
-                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree("{\"type\":\"object\"}"),
-                "LOCAL", false, false, false, false);
+        dev.efferent.protocol.ToolDescriptor loose = shell("{\"type\":\"object\"}");
         String twice = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}")).checkedAgainst(loose))
                 .task().id();
         dev.efferent.queue.Task failed = await(twice);
         assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
         assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
                 failed.error().orElseThrow());
+    }
+
+    /** A schema of run_shell that requires a command. */
+    private static final String STRICT_SHELL = "{\"type\":\"object\",\"properties\":{\"command\":"
+            + "{\"type\":\"string\"}},\"required\":[\"command\"]}";
+
+    /** A worker's run_shell with {@code schema}. */
+    private static dev.efferent.protocol.ToolDescriptor shell(String schema) throws Exception {
+        return new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
+                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree(schema), "LOCAL", false,
+                false, false, false);
     }
 }

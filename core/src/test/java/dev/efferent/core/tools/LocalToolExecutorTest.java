@@ -3,9 +3,7 @@ package dev.efferent.core.tools;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.tools.spi.AllowedRoots;
-import dev.efferent.tools.spi.Tool;
 import dev.efferent.tools.spi.ToolResult;
-import dev.efferent.tools.spi.Toolkit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -53,25 +51,8 @@ class LocalToolExecutorTest {
 
     @Test
     void aCallCheckedBeforeItStartsIsCheckedAgainOnlyIfItsToolChangedMeanwhile() throws Exception {
-        List<Tool> offered = new CopyOnWriteArrayList<>(List.of(FakeToolkit.tool("say", "{\"type\":\"object\"}",
-                (p, c) -> ToolResult.text("said"))));
-        Runnable[] changed = new Runnable[1];
-        Toolkit changing = new Toolkit() {
-            @Override
-            public String name() {
-                return "changing";
-            }
-
-            @Override
-            public List<Tool> tools() {
-                return List.copyOf(offered);
-            }
-
-            @Override
-            public void onChange(Runnable listener) {
-                changed[0] = listener;
-            }
-        };
+        ChangingToolkit changing = new ChangingToolkit(FakeToolkit.tool("say", "{\"type\":\"object\"}",
+                (p, c) -> ToolResult.text("said")));
         LocalToolExecutor checkedOnce = new LocalToolExecutor(ToolCatalog.of(List.of(changing)),
                 AllowedRoots.of(List.of(root)));
         try {
@@ -82,9 +63,9 @@ class LocalToolExecutorTest {
                     .get(10, TimeUnit.SECONDS)));
 
             // The toolkit now wants a text: a call checked against the tool as it was is checked again, and refused.
-            offered.set(0, FakeToolkit.tool("say", "{\"type\":\"object\",\"required\":[\"text\"]}",
+            changing.offered.set(0, FakeToolkit.tool("say", "{\"type\":\"object\",\"required\":[\"text\"]}",
                     (p, c) -> ToolResult.text("said")));
-            changed[0].run();
+            changing.changed();
             ToolOutcome refused = checkedOnce.execute(call, ProgressListener.NONE, checked).outcome()
                     .get(10, TimeUnit.SECONDS);
             assertEquals(ToolOutcome.Status.FAILED, refused.status());

@@ -52,24 +52,8 @@ class ToolCatalogTest {
 
     @Test
     void aToolkitThatChangesIsReadAgainAndItsListenersHearOfRealChangesOnly() {
-        List<Tool> offered = new java.util.concurrent.CopyOnWriteArrayList<>(List.of(echo("{\"type\":\"object\"}")));
-        Runnable[] changed = new Runnable[1];
-        Toolkit changing = new Toolkit() {
-            @Override
-            public String name() {
-                return "changing";
-            }
-
-            @Override
-            public List<Tool> tools() {
-                return List.copyOf(offered);
-            }
-
-            @Override
-            public void onChange(Runnable listener) {
-                changed[0] = listener;
-            }
-        };
+        ChangingToolkit changing = new ChangingToolkit(echo("{\"type\":\"object\"}"));
+        List<Tool> offered = changing.offered;
         ToolCatalog catalog = ToolCatalog.of(List.of(changing, toolkit("fixed",
                 FakeToolkit.tool("fixed", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")))));
         List<List<String>> heard = new java.util.ArrayList<>();
@@ -79,8 +63,8 @@ class ToolCatalogTest {
         // A new tool with a broken schema, and one that takes another toolkit's name: left out, not fatal.
         offered.add(FakeToolkit.tool("broken", "{\"type\":\"string\"}", (p, c) -> ToolResult.text("x")));
         offered.add(FakeToolkit.tool("fixed", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")));
-        changed[0].run();
-        changed[0].run();
+        changing.changed();
+        changing.changed();
         assertEquals(List.of(List.of("echo", "fixed", "late")), heard, "told once: nothing changed the second time");
         assertEquals("fixed", catalog.find("fixed").orElseThrow().toolkit());
     }

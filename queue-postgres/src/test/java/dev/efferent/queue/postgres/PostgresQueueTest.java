@@ -88,16 +88,7 @@ class PostgresQueueTest {
     @Test
     void anUpgradeKeepsQueuedWorkClaimableOnTheNewIndexes() throws Exception {
         // A database as the previous release left it: migrations 1 to 4, one task queued.
-        database.execute("CREATE SCHEMA " + database.schema);
-        database.execute("CREATE TABLE " + database.schema + ".schema_migrations (version integer PRIMARY KEY, "
-                + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        for (PgSchema.Migration m : PgSchema.migrations(database.schema)) {
-            if (m.version() <= 4) {
-                m.statements().forEach(database::execute);
-                database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES ("
-                        + m.version() + ", 'old')");
-            }
-        }
+        migratedTo(4);
         database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "
                 + "max_attempts, run_at, timeout_ms, created_at, updated_at) VALUES ('old1', 'run_shell', '{}', 5, "
                 + "'QUEUED', 0, 1, now(), 1000, now(), now())");
@@ -120,16 +111,7 @@ class PostgresQueueTest {
 
     @Test
     void aTaskStoredBeforeSessionsAndOriginsKeepsItsRequesterAsItsSession() throws Exception {
-        database.execute("CREATE SCHEMA " + database.schema);
-        database.execute("CREATE TABLE " + database.schema + ".schema_migrations (version integer PRIMARY KEY, "
-                + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
-        for (PgSchema.Migration m : PgSchema.migrations(database.schema)) {
-            if (m.version() <= 5) {
-                m.statements().forEach(database::execute);
-                database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES ("
-                        + m.version() + ", 'old')");
-            }
-        }
+        migratedTo(5);
         database.execute("INSERT INTO " + database.schema + ".tasks (id, tool, params, priority, status, attempt, "
                 + "max_attempts, run_at, timeout_ms, requester, created_at, updated_at) VALUES ('old1', 'run_shell', "
                 + "'{}', 5, 'QUEUED', 0, 1, now(), 1000, 'telegram:42', now(), now())");
@@ -138,6 +120,20 @@ class PostgresQueueTest {
 
         assertEquals(Optional.of("telegram:42"), old.session());
         assertEquals(Optional.empty(), old.origin());
+    }
+
+    /** The test's schema as a release that stopped at migration {@code version} left it. */
+    private void migratedTo(int version) {
+        database.execute("CREATE SCHEMA " + database.schema);
+        database.execute("CREATE TABLE " + database.schema + ".schema_migrations (version integer PRIMARY KEY, "
+                + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
+        for (PgSchema.Migration m : PgSchema.migrations(database.schema)) {
+            if (m.version() <= version) {
+                m.statements().forEach(database::execute);
+                database.execute("INSERT INTO " + database.schema + ".schema_migrations (version, description) VALUES ("
+                        + m.version() + ", 'old')");
+            }
+        }
     }
 
     @Test
