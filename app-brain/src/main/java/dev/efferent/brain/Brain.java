@@ -21,6 +21,7 @@ import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.spi.Model;
 import dev.efferent.pairing.Pairing;
+import dev.efferent.pairing.PairingCommands;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
@@ -127,7 +128,8 @@ final class Brain implements AutoCloseable {
             pairing = Pairing.open(router, queue.records(), settings.stateDir().resolve("paired-workers.json"),
                     () -> workerUrl(settings, port.get()), Clock.systemUTC());
             agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
-                    records, Clock.systemUTC(), List.of(scheduler, automations, pairing));
+                    records, Clock.systemUTC(), List.of(scheduler, automations,
+                    new PairingCommands(pairing, router)));
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
             chat = new ChatService(gateway, agent, store,

@@ -4,9 +4,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.assistant.Extension;
-import dev.efferent.channel.spi.IncomingMessage;
-import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Records;
 import dev.efferent.router.Router;
@@ -41,10 +38,10 @@ import java.util.regex.Pattern;
  * Joining machines without the shared secret. A code ({@link #newCode}) is good once, for {@link #CODE_TTL}; a
  * worker exchanges it ({@link #exchange}) for a token bound to its worker id, which the brain keeps only as a
  * hash. {@link #revoke} takes a token back and disconnects the machine at once; a brain over the same database
- * that has it connected notices within {@link #RECHECK}. Also the chat's {@code /pair} and {@code /workers
- * paired|revoke}. Thread-safe.
+ * that has it connected notices within {@link #RECHECK}. The chat's {@code /pair} and {@code /workers paired|revoke}
+ * are {@link PairingCommands}. Thread-safe.
  */
-public final class Pairing implements Extension, AutoCloseable {
+public final class Pairing implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Pairing.class.getName());
     /** How long a code works. */
     public static final Duration CODE_TTL = Duration.ofMinutes(10);
@@ -306,83 +303,14 @@ public final class Pairing implements Extension, AutoCloseable {
     public record Revoked(PairedWorker worker, boolean disconnected) {
     }
 
-    @Override
-    public Optional<List<OutgoingMessage>> command(IncomingMessage message) {
-        String[] words = message.text().strip().split("\\s+");
-        String command = words[0].toLowerCase(Locale.ROOT);
-        if (command.equals("/pair")) {
-            try {
-                return Optional.of(say(words.length > 1 ? "/pair takes nothing after it: it makes a one-time code."
-                        : !handsEnabled() ? "This brain runs in single-machine mode: no machine can join it. Start "
-                        + "it with --hands (hands.enabled: true) first."
-                        : pairMessage(newCode("chat " + message.conversation().key()))));
-            } catch (QueueException e) {
-                return Optional.of(say("The brain cannot keep a pairing code right now: " + e.getMessage()));
-            }
-        }
-        if (!command.equals("/workers") && !command.equals("/nodes") || words.length < 2) {
-            return Optional.empty();
-        }
-        String sub = words[1].toLowerCase(Locale.ROOT);
-        try {
-            return switch (sub) {
-                case "paired" -> Optional.of(say(pairedList()));
-                case "revoke" -> {
-                    if (words.length != 3) {
-                        yield Optional.of(say("Usage: /workers revoke <name> — give the name of one paired machine "
-                                + "(/workers paired lists them)."));
-                    }
-                    Revoked r = revoke(words[2]);
-                    yield Optional.of(say("Revoked the token of " + r.worker().name() + (r.disconnected()
-                            ? "; it was disconnected." : "; it was not connected here.")
-                            + " It cannot reconnect until it pairs again."));
-                }
-                default -> Optional.empty();
-            };
-        } catch (PairingException e) {
-            return Optional.of(say(capitalize(e.getMessage()) + "."));
-        } catch (QueueException e) {
-            return Optional.of(say("The brain cannot reach the paired machines right now: " + e.getMessage()));
-        }
-    }
-
     /** Whether machines may join this brain at all (it runs with hands). */
     public boolean handsEnabled() {
         return router.settings().handsEnabled();
     }
 
-    /** What the chat shows for a new code. */
-    private String pairMessage(PairingCode code) {
-        return "Pairing code: " + code.code() + " (works once, for " + CODE_TTL.toMinutes() + " minutes). On the "
-                + "machine to join, run:\n  " + code.command();
-    }
-
-    @Override
-    public List<String> help() {
-        return List.of("/pair — a one-time code for a machine to join without the shared secret",
-                "/workers paired — the machines that joined with a code",
-                "/workers revoke <name> — take a paired machine's token back and disconnect it");
-    }
-
     @Override
     public void close() {
         timer.shutdownNow();
-    }
-
-    private String pairedList() {
-        List<PairedWorker> all = workers();
-        if (all.isEmpty()) {
-            return "No machine joined with a pairing code yet. /pair makes one.";
-        }
-        Map<String, Boolean> online = new java.util.HashMap<>();
-        router.workers().forEach(w -> online.put(w.id(), w.online()));
-        StringBuilder out = new StringBuilder("Paired machines:");
-        for (PairedWorker w : all) {
-            out.append("\n• ").append(w.name()).append(" (").append(w.workerId()).append("): paired ")
-                    .append(w.pairedAt()).append(online.getOrDefault(w.workerId(), false) ? ", online"
-                            : w.lastConnected().map(t -> ", last connected " + t).orElse(", never connected"));
-        }
-        return out.toString();
     }
 
     /** Ends connections here whose token another brain revoked; keeps the paired ids fresh. */
@@ -467,13 +395,5 @@ public final class Pairing implements Extension, AutoCloseable {
                 .put("pairedAt", w.pairedAt().toString());
         w.lastConnected().ifPresent(t -> n.put("lastConnected", t.toString()));
         return n.toString();
-    }
-
-    private static List<OutgoingMessage> say(String text) {
-        return List.of(new OutgoingMessage.Text(text));
-    }
-
-    private static String capitalize(String s) {
-        return s.isEmpty() ? s : s.substring(0, 1).toUpperCase(Locale.ROOT) + s.substring(1);
     }
 }

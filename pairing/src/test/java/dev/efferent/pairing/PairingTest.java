@@ -49,6 +49,7 @@ class PairingTest {
     private TaskQueue queue;
     private Router router;
     private Pairing pairing;
+    private PairingCommands commands;
 
     @BeforeEach
     void start() {
@@ -57,6 +58,7 @@ class PairingTest {
         router = Router.start(RouterSettings.defaults().withHands(true), queue, Optional.empty(), new ProtocolCodec(),
                 Clock.systemUTC());
         pairing = Pairing.open(router, Optional.empty(), dir.resolve("paired-workers.json"), () -> URL, clock);
+        commands = new PairingCommands(pairing, router);
     }
 
     @AfterEach
@@ -240,11 +242,11 @@ class PairingTest {
                 + "again.", say("/workers revoke laptop"));
         assertEquals("No machine is paired as 'laptop'; none is paired (machines joined with the shared worker "
                 + "secret are shut out by changing worker.secret).", say("/workers revoke laptop"));
-        assertTrue(pairing.command(message("/workers")).isEmpty(), "/workers alone is the router's list");
+        assertTrue(commands.command(message("/workers")).isEmpty(), "/workers alone is the router's list");
     }
 
     private String say(String text) {
-        List<OutgoingMessage> replies = pairing.command(message(text)).orElseThrow();
+        List<OutgoingMessage> replies = commands.command(message(text)).orElseThrow();
         return ((OutgoingMessage.Text) replies.getFirst()).text();
     }
 
