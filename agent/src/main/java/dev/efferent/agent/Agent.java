@@ -26,15 +26,14 @@ import dev.efferent.model.spi.Usage;
 import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.spi.TaskIds;
+import dev.efferent.router.Awaited;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
-import dev.efferent.router.Waiting;
 import dev.efferent.router.WorkerInfo;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,7 +48,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -62,7 +60,6 @@ import java.util.concurrent.atomic.AtomicReference;
 public final class Agent implements Assistant, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Agent.class.getName());
     /** How often a task a turn waits for is checked for having gone to an offline machine. */
-    private static final Duration OFFLINE_CHECK = Duration.ofSeconds(1);
 
     private final Router router;
     private final Optional<Model> model;
@@ -596,21 +593,16 @@ public final class Agent implements Assistant, AutoCloseable {
 
     /** The finished task; empty when it waits for a machine that is offline. Interrupted: the turn was stopped. */
     private Optional<Task> await(String taskId) {
-        CompletableFuture<Task> finished = router.completion(taskId);
-        while (true) {
-            try {
-                return Optional.of(finished.get(OFFLINE_CHECK.toMillis(), TimeUnit.MILLISECONDS));
-            } catch (TimeoutException e) {
-                Optional<Waiting> why = router.waiting(taskId);
-                if (why.isPresent() && (why.get() instanceof Waiting.WorkerOffline
-                        || why.get() instanceof Waiting.NoWorkerOnline)) {
-                    return Optional.empty();
-                }
-            } catch (InterruptedException e) {
-                throw new CancellationException("the turn was stopped");
-            } catch (ExecutionException e) {
-                throw new IllegalStateException("waiting for task " + taskId + " failed", e.getCause());
-            }
+        try {
+            // The router says when the task waits for a machine that is gone: no asking again and again meanwhile.
+            return switch (router.finishedOrOffline(taskId).get()) {
+                case Awaited.Finished finished -> Optional.of(finished.task());
+                case Awaited.Offline offline -> Optional.empty();
+            };
+        } catch (InterruptedException e) {
+            throw new CancellationException("the turn was stopped");
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("waiting for task " + taskId + " failed", e.getCause());
         }
     }
 

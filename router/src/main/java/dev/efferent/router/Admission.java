@@ -5,6 +5,7 @@ import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
+import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
@@ -291,7 +292,7 @@ final class Admission {
 
     CompletableFuture<Task> completion(String taskId) {
         Inflight running = state.inflight.get(taskId);
-        if (running != null && !running.cancelled) {
+        if (running != null && !running.stopping()) {
             // Dispatched and not ended: whatever ends it completes the waiters (RouterState.finished), so the
             // queue need not be read.
             CompletableFuture<Task> future = new CompletableFuture<>();
@@ -315,6 +316,61 @@ final class Admission {
         CompletableFuture<Task> future = new CompletableFuture<>();
         state.waiters.computeIfAbsent(taskId, k -> new ArrayList<>()).add(future);
         return future;
+    }
+
+    /**
+     * Completes once {@code taskId} finishes, or once it waits for a machine that is offline (at once if it does
+     * now); a task dispatched is not read from the queue.
+     */
+    CompletableFuture<Awaited> finishedOrOffline(String taskId) {
+        CompletableFuture<Awaited> answer = new CompletableFuture<>();
+        completion(taskId).whenComplete((task, e) -> {
+            if (e == null) {
+                answer.complete(new Awaited.Finished(task));
+            } else {
+                answer.completeExceptionally(e);
+            }
+        });
+        if (!answer.isDone() && !state.inflight.containsKey(taskId)) {
+            offline(taskId).ifPresent(why -> answer.complete(new Awaited.Offline(why)));
+        }
+        if (!answer.isDone()) {
+            state.offlineWatch.computeIfAbsent(taskId, k -> new ArrayList<>()).add(answer);
+        }
+        return answer;
+    }
+
+    /**
+     * A machine went offline or lost a tool: whoever waits for a task that now waits for a machine is told. Only the
+     * tasks watched and not in flight are read.
+     */
+    void recheckOffline() {
+        for (String id : List.copyOf(state.offlineWatch.keySet())) {
+            List<CompletableFuture<Awaited>> watching = state.offlineWatch.get(id);
+            watching.removeIf(CompletableFuture::isDone);
+            if (watching.isEmpty()) {
+                state.offlineWatch.remove(id);
+                continue;
+            }
+            if (state.inflight.containsKey(id)) {
+                continue;
+            }
+            Optional<Waiting> why;
+            try {
+                why = offline(id);
+            } catch (QueueException e) {
+                LOG.log(Level.WARNING, "Could not read task {0}, whose machine may have gone: {1}", id, e.getMessage());
+                continue;
+            }
+            if (why.isPresent()) {
+                state.offlineWatch.remove(id);
+                watching.forEach(w -> w.complete(new Awaited.Offline(why.get())));
+            }
+        }
+    }
+
+    private Optional<Waiting> offline(String taskId) {
+        return waiting(taskId).filter(w -> w instanceof Waiting.WorkerOffline || w instanceof Waiting.NoWorkerOnline);
     }
 
     /** Why a queued task is not running yet; empty for a task that is not queued. */

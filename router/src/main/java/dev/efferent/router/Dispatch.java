@@ -172,12 +172,12 @@ final class Dispatch {
     }
 
     private void timeOut(String taskId, Inflight f) {
-        if (state.inflight.get(taskId) != f || f.cancelled || f.storing) {
+        if (state.inflight.get(taskId) != f || f.stopping() || f.storing()) {
             // A result that came in time, being stored, is not overtaken by its deadline.
             return;
         }
         String reason = "timed out after " + DurationText.of(f.task.timeout());
-        f.cancelled = true;
+        state.stop(f);
         f.session.link.send(new TaskCancel(taskId, reason));
         try {
             Task failed = queue.fail(taskId, reason, false);
@@ -242,8 +242,8 @@ final class Dispatch {
     /** Tells the worker running {@code taskId}, if any, to stop; it stays in flight until its result arrives. */
     void stopOnWorker(String taskId, String reason) {
         Inflight f = state.inflight.get(taskId);
-        if (f != null && !f.cancelled) {
-            f.cancelled = true;
+        if (f != null && !f.stopping()) {
+            state.stop(f);
             if (f.deadline != null) {
                 f.deadline.cancel(false);
             }

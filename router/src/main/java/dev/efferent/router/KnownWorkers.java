@@ -93,7 +93,7 @@ final class KnownWorkers {
                     throw new IllegalArgumentException("its tools are a " + tools.type());
                 }
                 // Checked as a worker's own list is: a schema the store now holds may not be trusted blindly.
-                WorkerProtocol.schemas("worker:" + node.path("name").asText(), list.capabilities());
+                WorkerRegistration.schemas("worker:" + node.path("name").asText(), list.capabilities());
                 all.add(new Remembered(new WorkerInfo(node.path("id").asText(), node.path("name").asText(),
                         node.path("hostname").asText(), node.path("platform").asText(), false, false,
                         Instant.parse(node.path("lastSeen").asText()), Instant.parse(node.path("lastSeen").asText()),

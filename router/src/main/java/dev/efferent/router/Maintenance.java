@@ -27,7 +27,9 @@ final class Maintenance {
     private final RouterState state;
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
-    private final WorkerProtocol workers;
+    private final WorkerRegistration workers;
+    /** Publishes what the router knows mid-turn: a lost worker shows offline before its link is closed. */
+    private final Runnable publish;
     private static final int UNFINISHED_POLL_EVERY = 10;
     private long polls;
     private Instant lastCleanup = Instant.EPOCH;
@@ -42,7 +44,8 @@ final class Maintenance {
     private final Instant expireLeasesFrom;
 
     Maintenance(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
-                BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch, WorkerProtocol workers) {
+                BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch, WorkerRegistration workers, Runnable publish) {
+        this.publish = publish;
         this.settings = settings;
         this.queue = queue;
         this.clock = clock;
@@ -62,8 +65,10 @@ final class Maintenance {
             if (!s.local && Duration.between(s.lastHeartbeat(), now).compareTo(limit) > 0) {
                 String why = "no heartbeat for " + DurationText.of(Duration.ofMillis(
                         Duration.between(s.lastHeartbeat(), now).toMillis()));
-                s.link.close(4001, "heartbeat timeout");
+                // Offline first, then closed: whoever sees the close finds the worker offline.
                 workers.lose(s, why);
+                publish.run();
+                s.link.close(4001, "heartbeat timeout");
             }
         }
     }
@@ -83,9 +88,10 @@ final class Maintenance {
                 continue;
             }
             if (silent.compareTo(timeout) > 0) {
-                s.link.close(4002, "no answer for " + DurationText.of(timeout));
                 workers.lose(s, "nothing heard for " + DurationText.of(Duration.ofMillis(silent.toMillis()))
                         + ", not even an answer to a ping");
+                publish.run();
+                s.link.close(4002, "no answer for " + DurationText.of(timeout));
             } else if (silent.compareTo(timeout.dividedBy(3)) >= 0 && !c.probing) {
                 c.probing = true;
                 s.link.ping().whenComplete((answered, failure) -> {
@@ -95,8 +101,9 @@ final class Maintenance {
                     } else {
                         scheduler.apply(() -> {
                             if (s.online) {
-                                s.link.close(4002, "link failed");
                                 workers.lose(s, "the link failed: " + failure.getMessage());
+                                publish.run();
+                                s.link.close(4002, "link failed");
                             }
                         }, Duration.ZERO);
                     }
@@ -111,7 +118,7 @@ final class Maintenance {
         Duration half = settings.lease().dividedBy(2);
         boolean renewed = true;
         for (Inflight f : state.inflight.values()) {
-            if (!f.cancelled && Duration.between(f.leaseRenewedAt, now).compareTo(half) >= 0) {
+            if (!f.stopping() && Duration.between(f.leaseRenewedAt, now).compareTo(half) >= 0) {
                 try {
                     queue.renewLease(f.task.id(), f.session.id, settings.lease());
                     f.leaseRenewedAt = now;

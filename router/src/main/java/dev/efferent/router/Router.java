@@ -3,43 +3,24 @@ package dev.efferent.router;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.core.tools.CatalogEntry;
 import dev.efferent.core.tools.LocalToolExecutor;
-import dev.efferent.core.tools.TaskRunner;
-import dev.efferent.core.tools.ToolDescriptors;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.protocol.ToolDescriptor;
-import dev.efferent.protocol.WorkerRegister;
-import dev.efferent.protocol.WorkerTools;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.tools.spi.Placement;
 
 import java.lang.System.Logger.Level;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
 
 /**
  * Routes tool calls. Every call becomes a task in the queue; the router hands queued tasks to workers that
@@ -47,7 +28,8 @@ import java.util.concurrent.TimeUnit;
  * task to its result, enforces deadlines, watches heartbeats, and fails or requeues the tasks of a worker
  * that is lost. Transport-agnostic: workers are {@link WorkerLink}s.
  * <p>
- * All routing state lives on one thread, the router's loop; public methods hand their work to it.
+ * All routing state lives on one thread, the router's loop; calls that change it hand their work to it. What it
+ * knows of workers and tools is published after each turn of the loop ({@link RouterView}) and read from there.
  */
 public final class Router implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Router.class.getName());
@@ -59,18 +41,16 @@ public final class Router implements AutoCloseable {
     private final TaskQueue queue;
     private final Clock clock;
     private final ProtocolCodec codec;
-    private final ExecutorService loop = Executors.newSingleThreadExecutor(
-            Thread.ofPlatform().name("efferent-router").factory());
-    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
-    private final ScheduledExecutorService timers = timers();
     private final RouterState state;
+    private final RouterLoop loop;
+    /** What readers see: the state as the last turn of the loop left it. */
+    private volatile RouterView view = RouterView.EMPTY;
     /** The router's parts, by concern; each runs on the router's thread. */
     private final Dispatch dispatch;
     private final Admission admission;
-    /** Calls waiting for the router's thread, queued together (submitPending). */
-    private final List<PendingSubmission> submissions = new ArrayList<>();
-    /** At most this many calls per addAll: a burst is queued in several statements rather than one huge one. */
-    private static final int MAX_SUBMIT_BATCH = 256;
+    private final Submissions submissions;
+    private final TaskReports reports;
+    private final WorkerRegistration registration;
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
@@ -80,10 +60,22 @@ public final class Router implements AutoCloseable {
         this.codec = codec;
         this.clock = clock;
         this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
-        this.dispatch = new Dispatch(settings, queue, clock, state, this::schedule);
+        this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view));
+        this.dispatch = new Dispatch(settings, queue, clock, state, loop::schedule);
         this.admission = new Admission(settings, queue, clock, state, dispatch);
-        this.workers = new WorkerProtocol(settings, queue, clock, state, this::schedule, dispatch, this::post);
-        this.maintenance = new Maintenance(settings, queue, clock, state, this::schedule, dispatch, workers);
+        this.submissions = new Submissions(admission, loop::post);
+        this.reports = new TaskReports(settings, queue, clock, state, loop::schedule, dispatch, loop::post);
+        // A machine gone: whoever waits for a task that needs it is told, and reads what the router knows now.
+        this.registration = new WorkerRegistration(settings, queue, clock, state, loop::schedule, dispatch, reports,
+                () -> {
+                    if (!state.offlineWatch.isEmpty()) {
+                        loop.publishNow();
+                    }
+                    admission.recheckOffline();
+                });
+        this.workers = new WorkerProtocol(registration, reports);
+        this.maintenance = new Maintenance(settings, queue, clock, state, loop::schedule, dispatch, registration,
+                loop::publishNow);
     }
 
     /**
@@ -100,18 +92,16 @@ public final class Router implements AutoCloseable {
                                ProtocolCodec codec, Clock clock) {
         Router router = new Router(settings, queue, codec, clock);
         // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
-        router.rememberWorkers();
+        router.registration.rememberWorkers();
         local.ifPresent(router::startLocalWorker);
-        queue.subscribe(router.dispatch.queueEvents(router::post));
-        long tick = Math.max(50, settings.heartbeatInterval().toMillis() / 4);
-        router.timers.scheduleWithFixedDelay(() -> router.post(router.maintenance::checkHeartbeats), tick, tick,
-                TimeUnit.MILLISECONDS);
-        long probe = Math.max(50, settings.linkTimeout().toMillis() / 3);
-        router.timers.scheduleWithFixedDelay(() -> router.post(router.maintenance::probeLinks), probe, probe,
-                TimeUnit.MILLISECONDS);
-        long poll = settings.pollInterval().toMillis();
-        router.timers.scheduleWithFixedDelay(() -> router.post(router.maintenance::maintain), poll, poll,
-                TimeUnit.MILLISECONDS);
+        queue.subscribe(router.dispatch.queueEvents(router.loop::post));
+        router.loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
+                router.maintenance::checkHeartbeats);
+        router.loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
+                router.maintenance::probeLinks);
+        router.loop.every(settings.pollInterval(), router.maintenance::maintain);
+        // What was remembered is readable at once, not after the first event.
+        router.call(() -> null);
         return router;
     }
 
@@ -134,8 +124,8 @@ public final class Router implements AutoCloseable {
      */
     public WorkerConnection connect(WorkerLink link, Optional<PairedIdentity> paired) {
         Connection connection = new Connection(this, link, false, codec, clock, paired);
-        connection.registrationTimer = schedule(() -> workers.registrationDue(connection),
-                WorkerProtocol.REGISTER_TIMEOUT);
+        connection.registrationTimer = loop.schedule(() -> registration.registrationDue(connection),
+                WorkerRegistration.REGISTER_TIMEOUT);
         return connection;
     }
 
@@ -145,66 +135,12 @@ public final class Router implements AutoCloseable {
      * @throws RouterException for an unknown tool or worker, invalid params or values out of range
      */
     public Submission submit(TaskRequest request) {
-        CompletableFuture<Submission> answer = new CompletableFuture<>();
-        boolean first;
-        synchronized (submissions) {
-            first = submissions.isEmpty();
-            submissions.add(new PendingSubmission(request, answer));
-        }
-        if (first) {
-            // Calls submitted before this flush runs on the router's thread are queued with it, in one commit.
-            try {
-                loop.execute(this::submitPending);
-            } catch (RejectedExecutionException e) {
-                refusePending(new QueueException("the brain is shutting down; submit the call again once it runs"));
-            }
-        }
-        return await(answer);
+        return RouterLoop.await(submissions.submit(request));
     }
 
     /** Calls waiting for the router's thread to queue them (for tests). */
     int pendingSubmissions() {
-        synchronized (submissions) {
-            return submissions.size();
-        }
-    }
-
-    private record PendingSubmission(TaskRequest request, CompletableFuture<Submission> answer) {
-    }
-
-    /** Takes the calls waiting, at most {@code max}; the rest stay for the next flush, which is then posted. */
-    private List<PendingSubmission> takeSubmissions(int max) {
-        synchronized (submissions) {
-            List<PendingSubmission> head = submissions.subList(0, Math.min(max, submissions.size()));
-            List<PendingSubmission> batch = List.copyOf(head);
-            head.clear();
-            if (!submissions.isEmpty()) {
-                post(this::submitPending);
-            }
-            return batch;
-        }
-    }
-
-    private void submitPending() {
-        List<PendingSubmission> batch = takeSubmissions(MAX_SUBMIT_BATCH);
-        try {
-            admission.submitAll(batch.stream().map(PendingSubmission::request).toList(),
-                    batch.stream().map(PendingSubmission::answer).toList());
-        } catch (Throwable e) {
-            // Every caller not answered yet is told, whatever went wrong (one answered already keeps its answer: its
-            // task is queued); the router's thread goes on.
-            LOG.log(Level.ERROR, "Router failed while queueing " + batch.size() + " calls; each caller is told", e);
-            batch.forEach(p -> p.answer().completeExceptionally(e));
-        }
-    }
-
-    private void refusePending(RuntimeException why) {
-        List<PendingSubmission> left;
-        synchronized (submissions) {
-            left = List.copyOf(submissions);
-            submissions.clear();
-        }
-        left.forEach(p -> p.answer().completeExceptionally(why));
+        return submissions.size();
     }
 
     /**
@@ -271,14 +207,23 @@ public final class Router implements AutoCloseable {
         return queue.listNewest(statuses, limit);
     }
 
+    /**
+     * A future that completes once the task has finished, or once it waits for a machine that is offline or for a
+     * tool no online machine has (at once if it does now): whoever waits for a result learns that it may be long,
+     * without asking again and again.
+     */
+    public CompletableFuture<Awaited> finishedOrOffline(String taskId) {
+        return call(() -> admission.finishedOrOffline(taskId));
+    }
+
     /** Every worker the router has seen since it started: online ones first, then by name. */
     public List<WorkerInfo> workers() {
-        return call(state::workers);
+        return view().workers();
     }
 
     /** Every tool the brain knows, with the online workers that have it. */
     public List<ToolInfo> tools() {
-        return call(() -> state.tools(settings));
+        return view().tools();
     }
 
     /**
@@ -292,7 +237,7 @@ public final class Router implements AutoCloseable {
 
     /** The worker that runs {@code session}'s tasks first, if one was chosen. */
     public Optional<String> activeWorker(String session) {
-        return call(() -> state.activeWorker(session));
+        return state.activeWorker(session);
     }
 
     /**
@@ -310,7 +255,7 @@ public final class Router implements AutoCloseable {
             LOG.log(Level.INFO, "Disconnecting worker {0} ({1}): {2}", s.name, s.id, reason);
             // Offline here and now, whether or not the peer ever reads the close: nothing more is sent to it, and
             // what it sends from now on is refused as from an unregistered connection.
-            workers.lose(s, reason);
+            registration.lose(s, reason);
             s.link.close(1008, reason);
             return true;
         });
@@ -320,8 +265,8 @@ public final class Router implements AutoCloseable {
      * Tells the router which worker ids and names belong to paired machines ({@code paired} answers from memory,
      * on the router's thread): a connection let in with the shared secret may not register as one of them.
      */
-    public void protectPaired(java.util.function.BiPredicate<String, String> paired) {
-        workers.paired = paired;
+    public void protectPaired(BiPredicate<String, String> paired) {
+        registration.paired = paired;
     }
 
     /** Adds a listener for task and worker events. */
@@ -336,12 +281,12 @@ public final class Router implements AutoCloseable {
 
     /** Tasks dispatched to workers and not yet finished. */
     public int runningCount() {
-        return call(state::runningCount);
+        return view().running();
     }
 
     /** Workers online, not counting the brain's in-process worker. */
     public int workersOnline() {
-        return call(() -> (int) state.sessions.values().stream().filter(s -> !s.local).count());
+        return view().workersOnline();
     }
 
     /** Stops the router: its workers are disconnected (1001) and its threads stopped. The queue stays open. */
@@ -355,29 +300,17 @@ public final class Router implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Router did not close its workers cleanly", e);
         }
-        workers.close();
-        timers.shutdownNow();
-        loop.shutdown();
-        try {
-            if (!loop.awaitTermination(5, TimeUnit.SECONDS)) {
-                loop.shutdownNow();
-                // Interrupted, the thread stops soon; the acceptances it had not stored are stored below.
-                loop.awaitTermination(2, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            loop.shutdownNow();
-            Thread.currentThread().interrupt();
-        }
-        if (loop.isTerminated()) {
+        reports.close();
+        if (loop.stop()) {
             // Acceptances whose flush was still waiting (or was refused by the closing loop) are stored now: a task
             // left claimed while its worker runs it would go back to the queue as never started.
-            workers.flushStarts();
+            reports.flushStarts();
         } else {
             LOG.log(Level.WARNING, "Router's thread did not stop in time; tasks accepted in its last moments may "
                     + "stay claimed until their leases run out");
         }
-        refusePending(new QueueException("the brain shut down before the call was queued; submit it again once the "
-                + "brain runs"));
+        submissions.refuse(new QueueException("the brain shut down before the call was queued; submit it again once "
+                + "the brain runs"));
     }
 
     void onMessage(Connection connection, Message message) {
@@ -390,104 +323,25 @@ public final class Router implements AutoCloseable {
 
     /** Runs {@code work} on the router's thread, logging anything it throws. */
     void post(Runnable work) {
-        try {
-            loop.execute(() -> {
-                try {
-                    work.run();
-                } catch (RuntimeException e) {
-                    LOG.log(Level.ERROR, "Router failed while handling an event; it goes on", e);
-                }
-            });
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            LOG.log(Level.DEBUG, "Router is closed; event dropped");
+        loop.post(work);
+    }
+
+    /** What the router knows, as published; a thread that posted something not shown yet waits for it. */
+    private RouterView view() {
+        if (!loop.publishedForThisThread()) {
+            loop.call(() -> null);
         }
-    }
-
-    private static ScheduledThreadPoolExecutor timers() {
-        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
-                Thread.ofPlatform().name("efferent-router-timers").daemon().factory());
-        timers.setRemoveOnCancelPolicy(true);
-        return timers;
-    }
-
-    private Future<?> schedule(Runnable work, Duration delay) {
-        return timers.schedule(() -> post(work), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        return view;
     }
 
     private <T> T call(Callable<T> work) {
-        return await(loop.submit(work));
-    }
-
-    /** What the router's thread answered; what it threw, thrown here. */
-    private static <T> T await(Future<T> future) {
-        try {
-            return future.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CompletionException(e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new CompletionException(e.getCause());
-        }
-    }
-
-    /** The workers seen before this start, offline until they connect: work can be queued for them by name. */
-    private void rememberWorkers() {
-        List<KnownWorkers.Remembered> remembered = state.known.load();
-        for (KnownWorkers.Remembered r : remembered) {
-            if (!state.sessions.containsKey(r.info().id())) {
-                state.offline.put(r.info().id(), r.info());
-                r.tools().forEach(d -> {
-                    if (state.knownTools.putIfAbsent(d.name(), d) == null) {
-                        state.rememberedTools.add(d.name());
-                    }
-                });
-            }
-        }
-        if (!remembered.isEmpty()) {
-            LOG.log(Level.INFO, "Remembered {0} from before: {1}", WorkerProtocol.count(remembered.size(), "worker"),
-                    remembered.stream().map(r -> r.info().name()).toList());
-        }
+        return loop.call(work);
     }
 
     private void startLocalWorker(LocalToolExecutor executor) {
-        state.localTools = Optional.of(executor);
         InProcessWorker link = new InProcessWorker();
-        Connection connection = new Connection(this, link, true, codec, clock, Optional.empty());
-        // The runner skips its own check only for a tool that is still the copy this router's check used.
-        link.attach(TaskRunner.inProcess(executor, settings.localConcurrency(), connection::receive,
-                entry -> state.localEntries.get(entry.name()) == entry));
-        // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
-        String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
-        // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker
-        // would. Asked before the tools are read, so no change is missed; what it posts comes after the register.
-        executor.catalog().onChange(() -> post(() -> connection.receive(new WorkerTools(localTools(executor)))));
-        connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, LOCAL_WORKER, hostname(),
-                System.getProperty("os.name", "").toLowerCase(Locale.ROOT) + "-" + System.getProperty("os.arch", ""),
-                localTools(executor), settings.localConcurrency()));
-    }
-
-    /** The brain's own tools, all known; those it runs itself returned. Runs on the router's thread. */
-    private List<ToolDescriptor> localTools(LocalToolExecutor executor) {
-        state.localEntries = executor.catalog().entries().stream()
-                .collect(java.util.stream.Collectors.toUnmodifiableMap(CatalogEntry::name, e -> e));
-        List<ToolDescriptor> all = executor.catalog().entries().stream()
-                .map(e -> ToolDescriptors.of(e, settings.placementOf(e.name(), e.spec().placement()))).toList();
-        all.forEach(d -> state.knownTools.put(d.name(), d));
-        executor.catalog().entries().forEach(e -> state.origins.put(e.name(), e.origin().describeModule()));
-        // With hands, the brain runs CLOUD tools, and HYBRID ones while no online worker offers them (Dispatch).
-        return settings.handsEnabled()
-                ? all.stream().filter(d -> RouterState.placement(d) != Placement.LOCAL).toList() : all;
-    }
-
-    private static String hostname() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            return "localhost";
-        }
+        new LocalWorker(settings, state, loop::post).start(executor, link,
+                new Connection(this, link, true, codec, clock, Optional.empty()));
     }
 
     static ObjectNode parseParams(String json) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** What the router knows: workers, tools, dispatched tasks and who waits for them. Router thread only. */
@@ -46,10 +47,12 @@ final class RouterState {
      */
     volatile Map<String, CatalogEntry> localEntries = Map.of();
     /** The last progress of each task running here; read from any thread (REST, console). */
-    final Map<String, Progress> progress = new java.util.concurrent.ConcurrentHashMap<>();
+    final Map<String, Progress> progress = new ConcurrentHashMap<>();
     /** When each task's progress was last written to the queue (nanoTime). */
     final Map<String, Long> progressStored = new HashMap<>();
     final Map<String, List<CompletableFuture<Task>>> waiters = new HashMap<>();
+    /** Who waits for a task until it finishes or waits for an offline machine (Admission.finishedOrOffline). */
+    final Map<String, List<CompletableFuture<Awaited>>> offlineWatch = new HashMap<>();
     /**
      * Tasks queued here and not seen to finish (the most recent {@value #UNFINISHED_KEPT}): a caller waiting for one
      * is registered without reading the queue; the poll of waiters catches one that finished elsewhere.
@@ -61,7 +64,8 @@ final class RouterState {
         }
     };
     static final int UNFINISHED_KEPT = 10_000;
-    final Map<String, String> activeWorkers = new HashMap<>();
+    /** Read from any thread (Router.activeWorker); written on the router's. */
+    final Map<String, String> activeWorkers = new ConcurrentHashMap<>();
     final List<RouterListener> listeners = new CopyOnWriteArrayList<>();
     /** The brain's own tools, used to check params before a task is queued. */
     Optional<LocalToolExecutor> localTools = Optional.empty();
@@ -75,6 +79,11 @@ final class RouterState {
      * notice, a poll); a worker whose last claim came back short at the current count has nothing to claim yet.
      */
     long workEpoch;
+
+    /** Bumped whenever the tools known or who offers them change: the published list is rebuilt only then. */
+    long toolsVersion;
+    /** Dispatched tasks cancelled or timed out whose workers are still stopping them: not counted as running. */
+    private int stopping;
 
     RouterState(KnownWorkers known) {
         this.known = known;
@@ -119,6 +128,19 @@ final class RouterState {
         offline.values().forEach(w -> kept.addAll(w.tools()));
         localTools.ifPresent(local -> kept.addAll(local.catalog().names()));
         knownTools.keySet().retainAll(kept);
+        toolsChanged();
+    }
+
+    /** The tools known, or who offers them, changed. */
+    void toolsChanged() {
+        toolsVersion++;
+    }
+
+    /** Cancels or times out a dispatched task here; its worker is told by the caller. */
+    void stop(Inflight f) {
+        f.on(Inflight.Event.STOPPED);
+        stopping++;
+        f.session.stopping++;
     }
 
     /** {@code wanted}, or {@code wanted-2}, {@code -3}, … when another online worker already has that name. */
@@ -150,7 +172,7 @@ final class RouterState {
     }
 
     int runningCount() {
-        return (int) inflight.values().stream().filter(f -> !f.cancelled).count();
+        return inflight.size() - stopping;
     }
 
     /** The online or once-seen worker whose name or id is {@code nameOrId}. */
@@ -196,10 +218,14 @@ final class RouterState {
 
     /** Stops tracking a dispatched task. */
     void forget(Inflight f) {
-        inflight.remove(f.task.id(), f);
+        if (inflight.remove(f.task.id(), f) && f.stopping()) {
+            stopping--;
+        }
         progress.remove(f.task.id());
         progressStored.remove(f.task.id());
-        f.session.inflight.remove(f.task.id(), f);
+        if (f.session.inflight.remove(f.task.id(), f) && f.stopping()) {
+            f.session.stopping--;
+        }
         if (f.deadline != null) {
             f.deadline.cancel(false);
         }
@@ -208,6 +234,7 @@ final class RouterState {
     /** A task finished: tell the listeners and whoever waits for it. */
     void finished(Task task) {
         checkedAgainst.remove(task.id());
+        offlineWatch.remove(task.id());
         progress.remove(task.id());
         progressStored.remove(task.id());
         listeners.forEach(l -> l.finished(task));
@@ -220,6 +247,7 @@ final class RouterState {
      */
     void completeWaiters(Task task) {
         unfinished.remove(task.id());
+        offlineWatch.remove(task.id());
         List<CompletableFuture<Task>> waiting = waiters.remove(task.id());
         if (waiting != null) {
             waiting.forEach(w -> w.complete(task));

@@ -24,6 +24,8 @@ final class WorkerSession {
     /** Tasks dispatched to it and not yet answered by a result, including cancelled ones still stopping. */
     final Map<String, Inflight> inflight = new LinkedHashMap<>();
     private final Connection connection;
+    /** Of its tasks in flight, those cancelled or timed out and still stopping. */
+    int stopping;
     /** When this worker's leases were last renewed on its heartbeat. */
     Instant leasesRenewedAt = Instant.EPOCH;
     double loadAverage = -1;
@@ -85,7 +87,7 @@ final class WorkerSession {
 
     WorkerInfo info() {
         return new WorkerInfo(id, name, hostname, platform, local, online, connectedAt, lastHeartbeat(),
-                (int) inflight.values().stream().filter(f -> !f.cancelled).count(), maxConcurrency, loadAverage,
+                inflight.size() - stopping, maxConcurrency, loadAverage,
                 List.copyOf(tools.keySet()));
     }
 }

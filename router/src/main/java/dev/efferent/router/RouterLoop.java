@@ -1,0 +1,171 @@
+package dev.efferent.router;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
+
+/**
+ * The router's thread, on which all routing state lives, and its timers. After each turn (one event handled) it
+ * runs {@code afterTurn}, which publishes what readers on other threads see (decision 41): a turn answering a
+ * caller publishes before the caller is answered, so that caller reads its own change.
+ */
+final class RouterLoop {
+    private static final System.Logger LOG = System.getLogger(RouterLoop.class.getName());
+
+    private final ThreadPoolExecutor loop = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(), Thread.ofPlatform().name("efferent-router").factory());
+    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
+    private final ScheduledExecutorService timers = timers();
+    private final Runnable afterTurn;
+    /** Numbers the events in the order they run (taken and handed over under one lock). */
+    private final AtomicLong posted = new AtomicLong();
+    /** The number of the last event a thread posted: that thread reads the view only once it is published. */
+    private final ThreadLocal<long[]> postedHere = ThreadLocal.withInitial(() -> new long[1]);
+    /** Router's thread: the number of the event that ran last. */
+    private long ran;
+    /** The number of the last event whose effects the published view shows. */
+    private volatile long publishedThrough;
+
+    RouterLoop(Runnable afterTurn) {
+        this.afterTurn = afterTurn;
+    }
+
+    /** Runs {@code work} on the router's thread, logging anything it throws; false if the router is closed. */
+    boolean post(Runnable work) {
+        try {
+            execute(n -> () -> {
+                ran = n;
+                try {
+                    work.run();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.ERROR, "Router failed while handling an event; it goes on", e);
+                }
+                // After every turn: the next one may wait long in the queue (a database that does not answer).
+                publish(n);
+            });
+            return true;
+        } catch (RejectedExecutionException e) {
+            LOG.log(Level.DEBUG, "Router is closed; event dropped");
+            return false;
+        }
+    }
+
+    /** Runs {@code work} on the router's thread and waits for its answer; what it threw is thrown here. */
+    <T> T call(Callable<T> work) {
+        CompletableFuture<T> answer = new CompletableFuture<>();
+        execute(n -> () -> {
+            ran = n;
+            T result = null;
+            Throwable failure = null;
+            try {
+                result = work.call();
+            } catch (Throwable e) {
+                failure = e;
+            }
+            // Published before the caller hears back: it reads its own change.
+            publish(n);
+            if (failure == null) {
+                answer.complete(result);
+            } else {
+                answer.completeExceptionally(failure);
+            }
+        });
+        return await(answer);
+    }
+
+    /**
+     * Whether the published view shows every event the calling thread posted: a thread that hands the router a
+     * frame and then reads what it knows reads its own change (and waits for it, the one case a reader waits).
+     */
+    boolean publishedForThisThread() {
+        return postedHere.get()[0] <= publishedThrough;
+    }
+
+    /** Hands the event numbered next to the router's thread; in order of number. */
+    private void execute(LongFunction<Runnable> event) {
+        synchronized (posted) {
+            long n = posted.incrementAndGet();
+            loop.execute(event.apply(n));
+            postedHere.get()[0] = n;
+        }
+    }
+
+    /** Runs {@code work} on the router's thread after {@code delay}. */
+    Future<?> schedule(Runnable work, Duration delay) {
+        return timers.schedule(() -> post(work), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+    }
+
+    /** Posts {@code work} every {@code every}, first after one period. */
+    void every(Duration every, Runnable work) {
+        long ms = every.toMillis();
+        timers.scheduleWithFixedDelay(() -> post(work), ms, ms, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Stops the timers and the thread, letting the events already posted run for up to five seconds; whether the
+     * thread stopped.
+     */
+    boolean stop() {
+        timers.shutdownNow();
+        loop.shutdown();
+        try {
+            if (!loop.awaitTermination(5, TimeUnit.SECONDS)) {
+                loop.shutdownNow();
+                // Interrupted, the thread stops soon.
+                loop.awaitTermination(2, TimeUnit.SECONDS);
+            }
+        } catch (InterruptedException e) {
+            loop.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+        return loop.isTerminated();
+    }
+
+    /**
+     * Publishes the view in the middle of a turn, on the router's thread: before the router closes a lost worker's
+     * link, so that whoever sees the close finds the worker offline.
+     */
+    void publishNow() {
+        // The event running now is not done: the view shows those before it whole.
+        publish(ran - 1);
+    }
+
+    private void publish(long through) {
+        afterTurn.run();
+        publishedThrough = through;
+    }
+
+    /** What the router's thread answered; what it threw, thrown here. */
+    static <T> T await(Future<T> future) {
+        try {
+            return future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CompletionException(e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new CompletionException(e.getCause());
+        }
+    }
+
+    private static ScheduledThreadPoolExecutor timers() {
+        ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
+                Thread.ofPlatform().name("efferent-router-timers").daemon().factory());
+        timers.setRemoveOnCancelPolicy(true);
+        return timers;
+    }
+}
