@@ -155,6 +155,17 @@ class AgentTest {
     }
 
     @Test
+    void aToolStepWaitsForTheRoutersThreadTwiceOnlyToSubmitAndToHearTheResult() throws Exception {
+        startBrain(Map.of(), Map.of());
+        model.then(Step.Reply.call("read_file", "{\"path\":\"notes.txt\"}"))
+                .then(r -> Step.Reply.text("Your notes say: " + r.lastMessageText().strip()));
+        long before = router.callsWaited();
+        assertEquals("Your notes say: buy milk", last(say("What is in my notes?")));
+        assertEquals(2, router.callsWaited() - before, "the catalogue, the machines and the policy are read "
+                + "from what the router published; only the submission and the wait for its result wait for it");
+    }
+
+    @Test
     void theAnthropicProviderRunsTheSameRound() throws Exception {
         startBrain(Map.of(), Map.of(), Models.providers().select("anthropic"),
                 model.anthropicBaseUrl());

@@ -48,6 +48,7 @@ public final class Router implements AutoCloseable {
     /** The router's parts, by concern; each runs on the router's thread. */
     private final Dispatch dispatch;
     private final Admission admission;
+    private final Waits waits;
     private final Submissions submissions;
     private final TaskReports reports;
     private final WorkerRegistration registration;
@@ -62,7 +63,8 @@ public final class Router implements AutoCloseable {
         this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
         this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view));
         this.dispatch = new Dispatch(settings, queue, clock, state, loop::schedule);
-        this.admission = new Admission(settings, queue, clock, state, dispatch);
+        this.admission = new Admission(settings, queue, state, dispatch);
+        this.waits = new Waits(queue, clock, state);
         this.submissions = new Submissions(admission, loop::post);
         this.reports = new TaskReports(settings, queue, clock, state, loop::schedule, dispatch, loop::post);
         // A machine gone: whoever waits for a task that needs it is told, and reads what the router knows now.
@@ -71,7 +73,7 @@ public final class Router implements AutoCloseable {
                     if (!state.offlineWatch.isEmpty()) {
                         loop.publishNow();
                     }
-                    admission.recheckOffline();
+                    waits.recheckOffline();
                 });
         this.workers = new WorkerProtocol(registration, reports);
         this.maintenance = new Maintenance(settings, queue, clock, state, loop::schedule, dispatch, registration,
@@ -173,12 +175,12 @@ public final class Router implements AutoCloseable {
 
     /** A future that completes with the task once it has finished; at once if it already has. */
     public CompletableFuture<Task> completion(String taskId) {
-        return call(() -> admission.completion(taskId));
+        return call(() -> waits.completion(taskId));
     }
 
     /** Why a queued task is not running yet (no worker online, all busy, a retry later); empty otherwise. */
     public Optional<Waiting> waiting(String taskId) {
-        return call(() -> admission.waiting(taskId));
+        return call(() -> waits.waiting(taskId));
     }
 
     /** The task, if the queue has it. */
@@ -213,7 +215,7 @@ public final class Router implements AutoCloseable {
      * without asking again and again.
      */
     public CompletableFuture<Awaited> finishedOrOffline(String taskId) {
-        return call(() -> admission.finishedOrOffline(taskId));
+        return call(() -> waits.finishedOrOffline(taskId));
     }
 
     /** Every worker the router has seen since it started: online ones first, then by name. */
@@ -272,6 +274,14 @@ public final class Router implements AutoCloseable {
     /** Adds a listener for task and worker events. */
     public void addListener(RouterListener listener) {
         state.listeners.add(listener);
+    }
+
+    /**
+     * How many calls have waited for the router's thread since it started (a submission, a cancel, a wait being set
+     * up): what holds callers up behind the queue's statements. Reads of workers and tools do not wait.
+     */
+    public long callsWaited() {
+        return loop.calls() + submissions.submitted();
     }
 
     /** Tasks queued now. */

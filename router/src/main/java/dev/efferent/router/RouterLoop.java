@@ -33,6 +33,8 @@ final class RouterLoop {
     private final AtomicLong posted = new AtomicLong();
     /** The number of the last event a thread posted: that thread reads the view only once it is published. */
     private final ThreadLocal<long[]> postedHere = ThreadLocal.withInitial(() -> new long[1]);
+    /** Calls that waited for the router's thread (call()). */
+    private final AtomicLong calls = new AtomicLong();
     /** Router's thread: the number of the event that ran last. */
     private long ran;
     /** The number of the last event whose effects the published view shows. */
@@ -64,6 +66,7 @@ final class RouterLoop {
 
     /** Runs {@code work} on the router's thread and waits for its answer; what it threw is thrown here. */
     <T> T call(Callable<T> work) {
+        calls.incrementAndGet();
         CompletableFuture<T> answer = new CompletableFuture<>();
         execute(n -> () -> {
             ran = n;
@@ -100,6 +103,11 @@ final class RouterLoop {
             loop.execute(event.apply(n));
             postedHere.get()[0] = n;
         }
+    }
+
+    /** How many calls have waited for the router's thread. */
+    long calls() {
+        return calls.get();
     }
 
     /** Runs {@code work} on the router's thread after {@code delay}. */

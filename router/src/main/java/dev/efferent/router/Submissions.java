@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 
 /**
@@ -20,6 +21,7 @@ final class Submissions {
     private final Admission admission;
     private final Predicate<Runnable> post;
     private final List<Pending> waiting = new ArrayList<>();
+    private final AtomicLong submitted = new AtomicLong();
 
     private record Pending(TaskRequest request, CompletableFuture<Submission> answer) {
     }
@@ -32,6 +34,7 @@ final class Submissions {
 
     /** Queues {@code request} with the next flush; the answer completes once it is admitted or refused. */
     CompletableFuture<Submission> submit(TaskRequest request) {
+        submitted.incrementAndGet();
         CompletableFuture<Submission> answer = new CompletableFuture<>();
         boolean first;
         synchronized (waiting) {
@@ -42,6 +45,11 @@ final class Submissions {
             refuse(new QueueException("the brain is shutting down; submit the call again once it runs"));
         }
         return answer;
+    }
+
+    /** Calls submitted since start: each waited for the router's thread. */
+    long submitted() {
+        return submitted.get();
     }
 
     /** Calls waiting for the router's thread (for tests). */
