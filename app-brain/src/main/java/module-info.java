@@ -1,7 +1,10 @@
 /**
  * The brain: the always-reachable server that talks to the user, keeps the task queue and routes every
  * tool call. Serves the web console at {@code /}, {@code /ws/console}, {@code /ws/worker}, the REST API under
- * {@code /api/v1}, and {@code /observe/health} and {@code /observe/metrics}.
+ * {@code /api/v1}, {@code /mcp}, and {@code /observe/health} and {@code /observe/metrics}.
+ *
+ * @uses dev.efferent.brain.BrainFeatureProvider
+ * @provides dev.efferent.brain.BrainFeatureProvider
  */
 @SuppressWarnings("module") // efferent.bench is built after this module
 module efferent.brain {
@@ -21,6 +24,12 @@ module efferent.brain {
     requires io.helidon.health;
     requires io.helidon.common.socket;
     requires io.helidon.metrics.api;
+
+    // The brain's features (REST, MCP, the worker socket, the console) are found, not wired by hand.
+    uses dev.efferent.brain.BrainFeatureProvider;
+    provides dev.efferent.brain.BrainFeatureProvider with dev.efferent.brain.ApiFeatureProvider,
+            dev.efferent.brain.mcp.McpFeatureProvider, dev.efferent.brain.WorkerSocketFeatureProvider,
+            dev.efferent.brain.ConsoleFeatureProvider;
 
     // The benchmarks measure the real worker socket (WorkerSocketFeature), not a copy of it.
     exports dev.efferent.brain to efferent.bench;

@@ -110,6 +110,23 @@ public final class Agent implements Assistant, AutoCloseable {
      */
     public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Records records,
                  Clock clock, List<Extension> extensions) {
+        this(new Gateway(router, approvals), model, settings, records, clock, extensions);
+    }
+
+    /**
+     * An agent whose calls go through the brain's one front door.
+     *
+     * @param gateway    runs the tool calls, judged by its approvals
+     * @param model      the language model; without one, free text is answered with how to configure one
+     * @param settings   limits and the system prompt
+     * @param records    where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param clock      for parking times
+     * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
+     */
+    public Agent(Gateway gateway, Optional<Model> model, AgentSettings settings, Records records, Clock clock,
+                 List<Extension> extensions) {
+        Router router = gateway.router();
+        Approvals approvals = gateway.approvals();
         this.extensions = List.copyOf(extensions);
         this.json = new ObjectMapper();
         Messages messages = new Messages(json);
@@ -120,7 +137,7 @@ public final class Agent implements Assistant, AutoCloseable {
         this.contexts = new Contexts(records, messages, json);
         this.parked = new ParkedTurns(records, messages, json);
         this.approvals = approvals;
-        this.toolbox = new Toolbox(new Gateway(router, approvals), json, settings.maxToolResultChars());
+        this.toolbox = new Toolbox(gateway, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
         this.children = new SubAgents(records, json, settings, clock);

@@ -86,6 +86,7 @@ class AgentApprovalsTest {
                 m.get(key)))), AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        router.addListener(chat);
         if (withChannel) {
             chat.add(new Channel() {
                 @Override

@@ -86,6 +86,7 @@ class AgentTest {
                 AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        router.addListener(chat);
     }
 
     @AfterEach
@@ -363,6 +364,7 @@ class AgentTest {
         agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Records.inMemory(),
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        router.addListener(chat);
         String said = last(say("hello"));
         assertTrue(said.contains("EFFERENT_MODEL_BASE__URL=http://127.0.0.1:11434/v1"), said);
         assertTrue(said.contains("OPENAI_API_KEY"), said);

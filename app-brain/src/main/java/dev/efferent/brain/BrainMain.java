@@ -5,6 +5,7 @@ import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.config.Logs;
 import dev.efferent.core.plugin.PluginException;
 import dev.efferent.plugin.SettingsException;
+import dev.efferent.queue.QueueException;
 import io.helidon.config.Config;
 
 import java.nio.file.Path;
@@ -44,7 +45,7 @@ public final class BrainMain {
         try {
             config = configure(args);
             Logs.setUp(config.get("log.level").asString().orElse("INFO"));
-            Brain brain = Brain.start(config);
+            Brain brain = new BrainAssembly(config).start();
             if (config.get(WARM_UP).asBoolean().orElse(false)) {
                 brain.close();
                 System.exit(0);
@@ -112,7 +113,7 @@ public final class BrainMain {
     private static String rootMessage(Throwable e) {
         Throwable t = e;
         while (t.getCause() != null) {
-            if (t instanceof dev.efferent.queue.QueueException) {
+            if (t instanceof QueueException) {
                 // The queue words its failures for the user, with what to do; its causes are the driver's.
                 return t.getMessage();
             }

@@ -1,7 +1,12 @@
 package dev.efferent.brain;
 
+import dev.efferent.approvals.Approvals;
 import dev.efferent.brain.console.ConsoleChannel;
 import dev.efferent.brain.console.ConsoleEndpoint;
+import dev.efferent.channel.spi.Channel;
+import dev.efferent.conversations.ChatService;
+import dev.efferent.pairing.Pairing;
+import dev.efferent.router.RouterListener;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
@@ -9,7 +14,12 @@ import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.staticcontent.StaticContentService;
 import io.helidon.webserver.websocket.WsRouting;
 
-/** The web console: its page at {@code /}, its socket at {@code /ws/console}. Registered last: {@code /} takes the rest. */
+import java.util.List;
+
+/**
+ * The web console: its page at {@code /}, its socket at {@code /ws/console}, and its channel. Served last
+ * ({@link ConsoleFeatureProvider}'s weight): {@code /} takes the rest.
+ */
 final class ConsoleFeature implements BrainFeature {
     private static final String PATH = "/ws/console";
     private final ConsoleChannel console;
@@ -17,11 +27,15 @@ final class ConsoleFeature implements BrainFeature {
     private final RequestGuard guard;
     private final Views views;
 
-    ConsoleFeature(ConsoleChannel console, BearerToken apiToken, RequestGuard guard, Views views) {
-        this.console = console;
-        this.apiToken = apiToken;
-        this.guard = guard;
-        this.views = views;
+    ConsoleFeature(BrainContext brain) {
+        ChatService chat = brain.chat();
+        Approvals approvals = brain.approvals();
+        Pairing pairing = brain.pairing();
+        this.console = new ConsoleChannel(brain.router(), c -> chat.history(c, BrainAssembly.HISTORY), brain.json(),
+                approvals::lastWord, pairing::paired);
+        this.apiToken = brain.apiToken();
+        this.guard = brain.guard();
+        this.views = brain.views();
     }
 
     @Override
@@ -47,5 +61,16 @@ final class ConsoleFeature implements BrainFeature {
     @Override
     public void sockets(WsRouting.Builder routing) {
         routing.endpoint(PATH, () -> new ConsoleEndpoint(console, apiToken, guard::refusal, guard.refusals()));
+    }
+
+    @Override
+    public List<Channel> channels() {
+        return List.of(console);
+    }
+
+    @Override
+    public List<RouterListener> listeners() {
+        // The console shows tasks and workers as they change.
+        return List.of(console);
     }
 }

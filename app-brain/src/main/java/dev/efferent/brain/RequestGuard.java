@@ -29,7 +29,7 @@ import java.util.stream.Collectors;
  * Applies to every HTTP request and, through {@link #refusal(HttpPrologue, Headers)}, to both WebSocket upgrades,
  * which Helidon handles before any filter runs.
  */
-final class RequestGuard implements Filter {
+public final class RequestGuard implements Filter {
     private static final System.Logger LOG = System.getLogger(RequestGuard.class.getName());
     private static final Set<String> LOOPBACK_NAMES = Set.of("localhost", "localhost.", "ip6-localhost");
     /** The console loads its own script, style and the data-URL icon, and talks to its own origin only. */

@@ -11,7 +11,7 @@ import java.util.Optional;
  * What lets a worker in: the shared worker secret (scripts, CI; it may register as any worker), or a paired
  * machine's own token (it may register only with the worker id it paired with). Neither configured lets no one in.
  */
-final class WorkerCredentials {
+public final class WorkerCredentials {
     private static final String PREFIX = "Bearer ";
     private final Optional<BearerToken> secret;
     private final Optional<Pairing> pairing;

@@ -1,13 +1,17 @@
 package dev.efferent.brain;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.protocol.ProtocolCodec;
+import dev.efferent.queue.QueueException;
 import dev.efferent.router.Router;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.websocket.WsRouting;
 
+import java.lang.System.Logger.Level;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Workers' way in: {@code /ws/worker}, with the worker secret or a paired machine's token checked on the upgrade. An upgrade refused, or a plain
@@ -38,10 +42,9 @@ public final class WorkerSocketFeature implements BrainFeature {
      * workers authenticated with {@code workerSecret}.
      */
     public static WorkerSocketFeature standalone(Router router, String workerSecret, ProtocolCodec codec) {
-        Views views = new Views(new com.fasterxml.jackson.databind.ObjectMapper());
-        return new WorkerSocketFeature(router, new WorkerCredentials(java.util.Optional.of(workerSecret),
-                java.util.Optional.empty()), codec,
-                new RequestGuard(List.of(), List.of(), new BearerToken(java.util.Optional.of(workerSecret)), views), views, true);
+        Views views = new Views(new ObjectMapper());
+        return new WorkerSocketFeature(router, new WorkerCredentials(Optional.of(workerSecret), Optional.empty()), codec,
+                new RequestGuard(List.of(), List.of(), new BearerToken(Optional.of(workerSecret)), views), views, true);
     }
 
     @Override
@@ -50,8 +53,8 @@ public final class WorkerSocketFeature implements BrainFeature {
             boolean accepted;
             try {
                 accepted = hands && credentials.accepts(req.headers());
-            } catch (dev.efferent.queue.QueueException e) {
-                LOG.log(System.Logger.Level.WARNING, "Could not check a worker''s token from {0}: {1}", Peers.of(req),
+            } catch (QueueException e) {
+                LOG.log(Level.WARNING, "Could not check a worker''s token from {0}: {1}", Peers.of(req),
                         e.getMessage());
                 res.status(Status.SERVICE_UNAVAILABLE_503).header(HeaderValues.CONTENT_TYPE_JSON)
                         .send(views.error(503, "the brain cannot check workers' tokens right now (its store is "

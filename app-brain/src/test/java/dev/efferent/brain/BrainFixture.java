@@ -3,6 +3,7 @@ package dev.efferent.brain;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.core.config.ConfigLoader;
+import io.helidon.config.Config;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,6 +43,12 @@ abstract class BrainFixture {
     }
 
     Brain startBrain(boolean hands, int port, Map<String, String> extra) {
+        brain = new BrainAssembly(config(hands, port, extra)).start();
+        return brain;
+    }
+
+    /** The configuration {@link #startBrain} starts a brain with. */
+    Config config(boolean hands, int port, Map<String, String> extra) {
         Map<String, String> values = new HashMap<>(Map.of(
                 "server.port", String.valueOf(port),
                 "hands.enabled", String.valueOf(hands),
@@ -51,8 +58,7 @@ abstract class BrainFixture {
                 "api.token", TOKEN,
                 "tools.roots", brainRoot().toString()));
         values.putAll(extra);
-        brain = Brain.start(ConfigLoader.load(Optional.empty(), values, Map.of(), Map.of()));
-        return brain;
+        return ConfigLoader.load(Optional.empty(), values, Map.of(), Map.of());
     }
 
     Path brainRoot() {

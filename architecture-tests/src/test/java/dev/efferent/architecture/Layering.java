@@ -30,11 +30,13 @@ final class Layering {
     }
 
     /**
-     * A provider: it offers a service and exports nothing to everyone. It is reached through its SPI and
-     * {@code ServiceLoader}, so nothing may require it.
+     * A provider: it offers a service to others and exports nothing to everyone. It is reached through its SPI and
+     * {@code ServiceLoader}, so nothing may require it. A service the module also {@code uses} is its own (the brain
+     * finds its built-in features as it would find anyone's, decision 39): that does not make it a provider.
      */
     static boolean provider(ModuleDescriptor module) {
-        return !module.provides().isEmpty() && module.exports().stream().allMatch(ModuleDescriptor.Exports::isQualified);
+        return module.provides().stream().anyMatch(p -> !module.uses().contains(p.service()))
+                && module.exports().stream().allMatch(ModuleDescriptor.Exports::isQualified);
     }
 
     /** Every broken rule, one line each; empty when the modules keep to the layering. */

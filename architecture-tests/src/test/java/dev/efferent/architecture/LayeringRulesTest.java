@@ -24,6 +24,18 @@ class LayeringRulesTest {
     }
 
     @Test
+    void aModuleThatProvidesOnlyWhatItUsesItselfIsNoProvider() {
+        String features = "dev.efferent.brain.BrainFeatureProvider";
+        ModuleDescriptor brain = ModuleDescriptor.newModule("efferent.brain").packages(Set.of("dev.efferent.brain"))
+                .exports(Set.of(), "dev.efferent.brain", Set.of("efferent.bench")).uses(features)
+                .provides(features, List.of("dev.efferent.brain.ApiFeatureProvider")).build();
+        List<String> violations = new Layering(List.of(brain, kernel("efferent.bench", "efferent.brain")))
+                .violations();
+
+        assertEquals(List.of(), violations);
+    }
+
+    @Test
     void aFeatureThatRequiresTheAgentFails() {
         List<String> violations = new Layering(List.of(
                 kernel("efferent.agent"),

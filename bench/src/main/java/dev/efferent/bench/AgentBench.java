@@ -57,6 +57,7 @@ final class AgentBench {
             Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), approvals, records,
                     Clock.systemUTC());
             ChatService chat = new ChatService(new Gateway(brain.router, approvals), agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
+            brain.router.addListener(chat);
             FirstPiece channel = new FirstPiece();
             chat.add(channel);
             Conversation c = new Conversation(FirstPiece.NAME, "bench");

@@ -36,6 +36,11 @@ public final class Gateway {
         return router;
     }
 
+    /** The approvals whose policy judges calls, and that hold the calls waiting for a yes. */
+    public Approvals approvals() {
+        return approvals;
+    }
+
     /**
      * The machines among {@code workers} that have {@code tool}, by name, one entry per worker (two workers may share
      * a name); with hands, the brain itself only for tools that need no machine.

@@ -31,7 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * The assistant's side of every conversation: commands in, replies out, and the checkpoints of the tasks a
  * conversation started, in the order they happened. Also tells conversations when a machine their tasks run on
- * goes offline or comes back.
+ * goes offline or comes back. It hears those as a {@link RouterListener}: whoever assembles it registers it with the
+ * router ({@code router.addListener(chat)}), as the brain's assembly does.
  */
 public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChatService.class.getName());
@@ -97,7 +98,6 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         this.progressInterval = progressInterval;
         this.clock = clock;
         this.router = router;
-        router.addListener(this);
         this.host = new AssistantHost() {
             @Override
             public Replies replies(Conversation conversation) {

@@ -71,6 +71,7 @@ class ChatServiceTest {
             replies.send(new OutgoingMessage.Text("thought about it"));
         };
         chat = new ChatService(gateway(), slow, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        router.addListener(chat);
         Recorder channel = new Recorder();
         chat.add(channel);
 
@@ -121,6 +122,7 @@ class ChatServiceTest {
             replies.finish();
         };
         chat = new ChatService(gateway(), asking, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        router.addListener(chat);
         Recorder channel = new Recorder();
         chat.add(channel);
         Conversation a = new Conversation("test", "a");

@@ -75,6 +75,7 @@ abstract class ConversationFixture {
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(Settings.of(m))),
                 AgentSettings.defaults(), approvals, records, Clock.systemUTC(), List.of(scheduler, automations));
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
+        router.addListener(chat);
         chat.add(channel);
         chat.start();
     }

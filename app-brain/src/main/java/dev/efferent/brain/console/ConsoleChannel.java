@@ -30,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
@@ -45,8 +46,8 @@ public final class ConsoleChannel implements Channel, RouterListener {
     private final Function<Conversation, List<ConversationEntry>> history;
     private final ObjectMapper json;
     /** The last word on a task's approval, if it needed one. */
-    private final Function<String, java.util.Optional<String>> approval;
-    private final java.util.function.Predicate<String> paired;
+    private final Function<String, Optional<String>> approval;
+    private final Predicate<String> paired;
     private final Views views;
     private final Map<WsSession, String> sessions = new ConcurrentHashMap<>();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
@@ -55,31 +56,23 @@ public final class ConsoleChannel implements Channel, RouterListener {
     private volatile Inbox inbox;
 
     /**
-     * A console.
+     * A console. It hears the router's events as a {@link RouterListener}, once the brain's assembly registers it.
      *
      * @param router   where the task and worker lists come from
      * @param history  what a conversation said so far, shown again when its console opens
      * @param json     the brain's JSON mapper
-     */
-    public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json) {
-        this(router, history, json, id -> java.util.Optional.empty(), id -> false);
-    }
-
-    /**
-     * A console that also shows, for each task, what became of its approval ({@code approval}: a line such as
-     * {@code approved by console:abc (once)}), and which workers joined by pairing ({@code paired}, by worker id),
-     * which it offers to revoke.
+     * @param approval what became of a task's approval, if it needed one: a line such as
+     *                 {@code approved by console:abc (once)}
+     * @param paired   which workers joined by pairing (by worker id), which the console offers to revoke
      */
     public ConsoleChannel(Router router, Function<Conversation, List<ConversationEntry>> history, ObjectMapper json,
-                          Function<String, java.util.Optional<String>> approval,
-                          java.util.function.Predicate<String> paired) {
+                          Function<String, Optional<String>> approval, Predicate<String> paired) {
         this.paired = paired;
         this.approval = approval;
         this.json = json;
         this.views = new Views(json);
         this.router = router;
         this.history = history;
-        router.addListener(this);
     }
 
     @Override
