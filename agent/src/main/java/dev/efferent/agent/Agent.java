@@ -389,7 +389,7 @@ public final class Agent implements Assistant, AutoCloseable {
             }
             // Each step sees the machines as they are now: one may have come or gone since the last.
             List<WorkerInfo> workers = router.workers();
-            Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(workers);
+            Map<String, Toolbox.Offered> catalogue = toolbox.catalogue();
             Map<String, Owned> own;
             String system = prompt.forConversation(turn.key(), workers);
             if (turn.child == null) {
@@ -544,7 +544,7 @@ public final class Agent implements Assistant, AutoCloseable {
                                   Optional<String> worker, boolean askFirst) {
         Origin origin = new Origin.Automation(conversation, run, step);
         ObjectNode args = params.deepCopy();
-        Map<String, Toolbox.Offered> catalogue = toolbox.catalogue(router.workers());
+        Map<String, Toolbox.Offered> catalogue = toolbox.catalogue();
         boolean ownWorkerArgument = Optional.ofNullable(catalogue.get(tool))
                 .map(o -> o.info().descriptor().inputSchema().path("properties").has(Toolbox.WORKER)).orElse(false);
         if (worker.isPresent() && !ownWorkerArgument) {

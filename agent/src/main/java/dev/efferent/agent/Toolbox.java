@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.policy.Call;
 import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.Verdict;
+import dev.efferent.calls.Audience;
 import dev.efferent.calls.Gateway;
 import dev.efferent.calls.Origin;
 import dev.efferent.calls.Outcome;
@@ -14,12 +15,10 @@ import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.queue.Task;
-import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.ToolInfo;
-import dev.efferent.router.WorkerInfo;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,10 +32,9 @@ import java.util.Optional;
 final class Toolbox {
     private static final System.Logger LOG = System.getLogger(Toolbox.class.getName());
     /** The argument, added where more than one machine has a tool, that chooses the machine. */
-    static final String WORKER = "worker";
+    static final String WORKER = Gateway.MACHINE_ARGUMENT;
 
     private final Gateway gateway;
-    private final Router router;
     private final ObjectMapper json;
     private final int maxResultChars;
     /** Compiled schemas by descriptor; a descriptor that changes (a new version of the tool) compiles anew. */
@@ -45,7 +43,6 @@ final class Toolbox {
 
     Toolbox(Gateway gateway, ObjectMapper json, int maxResultChars) {
         this.gateway = gateway;
-        this.router = gateway.router();
         this.json = json;
         this.maxResultChars = maxResultChars;
     }
@@ -54,23 +51,11 @@ final class Toolbox {
     record Offered(ToolInfo info, List<String> machines, ModelTool tool) {
     }
 
-    /** Every tool of every worker seen ({@code workers}, as the router lists them), and the brain's own, by name. */
-    Map<String, Offered> catalogue(List<WorkerInfo> workers) {
+    /** Every tool of every worker seen, and the brain's own, by name, as the assistant's model sees them. */
+    Map<String, Offered> catalogue() {
         Map<String, Offered> offered = new LinkedHashMap<>();
-        for (ToolInfo info : router.tools()) {
-            String name = info.descriptor().name();
-            List<String> machines = gateway.machines(info, workers);
-            ObjectNode schema = info.descriptor().inputSchema().deepCopy();
-            if (machines.size() > 1 && !schema.path("properties").has(WORKER)) {
-                ObjectNode properties = schema.has("properties") && schema.get("properties").isObject()
-                        ? (ObjectNode) schema.get("properties") : schema.putObject("properties");
-                ObjectNode worker = properties.putObject(WORKER).put("type", "string")
-                        .put("description", "The machine to run it on; without it, the conversation's active machine.");
-                machines.forEach(worker.putArray("enum")::add);
-            }
-            offered.put(name, new Offered(info, machines, new ModelTool(name, info.descriptor().description(),
-                    schema.toString())));
-        }
+        gateway.catalogue(Audience.ASSISTANT).forEach((name, o) -> offered.put(name, new Offered(o.info(),
+                o.machines(), new ModelTool(name, o.info().descriptor().description(), o.schema().toString()))));
         return offered;
     }
 
@@ -109,8 +94,7 @@ final class Toolbox {
         }
         ObjectNode params = (ObjectNode) parsed;
         Optional<String> worker = Optional.empty();
-        boolean ownWorkerArgument = offered.info().descriptor().inputSchema().path("properties").has(WORKER);
-        if (!ownWorkerArgument && params.has(WORKER)) {
+        if (!Gateway.ownsMachineArgument(offered.info().descriptor()) && params.has(WORKER)) {
             worker = Optional.of(params.remove(WORKER).asText());
         } else {
             // A sub-agent started for one machine runs its calls there unless a call names another.
@@ -124,7 +108,7 @@ final class Toolbox {
         }
         // Judged for every machine the call could run on: the named one, else any that has the tool (the active
         // machine is only preferred).
-        Optional<String> named = worker.map(this::machineName);
+        Optional<String> named = worker.map(w -> gateway.machineNamed(w).orElse(w));
         Gateway.Judgement judgement = gateway.judge(origin, offered.info().descriptor(), params, named,
                 named.map(List::of).orElse(offered.machines()));
         Call judged = judgement.call();
@@ -163,12 +147,6 @@ final class Toolbox {
             }
             throw e;
         }
-    }
-
-    /** A machine as the model named it (a name or an id), by its name; as given if no machine has it. */
-    private String machineName(String given) {
-        return router.workers().stream().filter(w -> w.id().equals(given) || w.name().equals(given)).findFirst()
-                .map(WorkerInfo::name).orElse(given);
     }
 
     /** The tool's schema, compiled once per descriptor; empty if it cannot be (the worker's check still applies). */

@@ -14,7 +14,9 @@ import dev.efferent.router.WorkerInfo;
 import dev.efferent.tools.spi.Placement;
 import dev.efferent.tools.spi.ToolHints;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -23,6 +25,12 @@ import java.util.Optional;
  * origin's session, key and record.
  */
 public final class Gateway {
+    /**
+     * The argument a caller names a machine with, added to a tool's schema where it has none of its own
+     * ({@link #catalogue}) and taken off the arguments before the tool sees them.
+     */
+    public static final String MACHINE_ARGUMENT = "worker";
+
     private final Router router;
     private final Approvals approvals;
 
@@ -50,6 +58,55 @@ public final class Gateway {
         return workers.stream()
                 .filter(w -> !(w.local() && hands && tool.placement() == Placement.LOCAL))
                 .filter(w -> w.tools().contains(tool.descriptor().name())).map(WorkerInfo::name).toList();
+    }
+
+    /**
+     * A tool as an audience sees it.
+     *
+     * @param info     the tool, as the router knows it
+     * @param machines the machines that have it, by name
+     * @param schema   its input schema, with {@link #MACHINE_ARGUMENT} added where the audience is given that choice
+     */
+    public record Offered(ToolInfo info, List<String> machines, ObjectNode schema) {
+    }
+
+    /** Every tool the brain knows, as {@code audience} sees it, by name. */
+    public Map<String, Offered> catalogue(Audience audience) {
+        List<WorkerInfo> workers = router.workers();
+        Map<String, Offered> offered = new LinkedHashMap<>();
+        for (ToolInfo info : router.tools()) {
+            List<String> machines = machines(info, workers);
+            if (audience == Audience.MCP) {
+                machines = machines.stream().distinct().toList();
+            }
+            ObjectNode schema = info.descriptor().inputSchema().deepCopy();
+            if (audience == Audience.MCP && !schema.has("type")) {
+                schema.put("type", "object");
+            }
+            boolean choice = audience == Audience.MCP || machines.size() > 1;
+            if (choice && !ownsMachineArgument(info.descriptor())) {
+                ObjectNode properties = schema.path("properties").isObject() ? (ObjectNode) schema.get("properties")
+                        : schema.putObject("properties");
+                ObjectNode machine = properties.putObject(MACHINE_ARGUMENT).put("type", "string")
+                        .put("description", audience.machineDescription());
+                if (!machines.isEmpty()) {
+                    machines.forEach(machine.putArray("enum")::add);
+                }
+            }
+            offered.put(info.descriptor().name(), new Offered(info, machines, schema));
+        }
+        return offered;
+    }
+
+    /** Whether {@code tool} has an argument of its own named {@link #MACHINE_ARGUMENT}: then it is the tool's. */
+    public static boolean ownsMachineArgument(ToolDescriptor tool) {
+        return tool.inputSchema().path("properties").has(MACHINE_ARGUMENT);
+    }
+
+    /** The name of the machine {@code given} names (by name or id), if the router has seen one. */
+    public Optional<String> machineNamed(String given) {
+        return router.workers().stream().filter(w -> w.id().equals(given) || w.name().equals(given))
+                .map(WorkerInfo::name).findFirst();
     }
 
     /**

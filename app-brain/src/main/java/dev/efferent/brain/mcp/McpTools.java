@@ -7,15 +7,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.Verdict;
+import dev.efferent.calls.Audience;
 import dev.efferent.calls.Gateway;
 import dev.efferent.calls.Origin;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
-import dev.efferent.router.Router;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
-import dev.efferent.router.ToolInfo;
-import dev.efferent.router.WorkerInfo;
 
 import java.util.List;
 import java.util.Optional;
@@ -26,15 +24,13 @@ import java.util.Optional;
  */
 final class McpTools {
     /** The argument that picks the machine, added to each tool's schema unless the tool has its own. */
-    static final String WORKER = "worker";
+    static final String WORKER = Gateway.MACHINE_ARGUMENT;
 
     private final Gateway gateway;
-    private final Router router;
     private final ObjectMapper json;
 
     McpTools(Gateway gateway, ObjectMapper json) {
         this.gateway = gateway;
-        this.router = gateway.router();
         this.json = json;
     }
 
@@ -42,34 +38,14 @@ final class McpTools {
     ObjectNode list() {
         ObjectNode result = json.createObjectNode();
         ArrayNode tools = result.putArray("tools");
-        List<WorkerInfo> workers = router.workers();
-        for (ToolInfo info : router.tools()) {
-            ToolDescriptor d = info.descriptor();
-            ObjectNode schema = d.inputSchema().deepCopy();
-            if (!schema.has("type")) {
-                schema.put("type", "object");
-            }
-            ObjectNode properties = schema.path("properties").isObject() ? (ObjectNode) schema.get("properties")
-                    : schema.putObject("properties");
-            if (!properties.has(WORKER)) {
-                ObjectNode worker = properties.putObject(WORKER).put("type", "string").put("description",
-                        "The machine to run it on; without it, any that has the tool.");
-                List<String> machines = machines(info, workers);
-                if (!machines.isEmpty()) {
-                    machines.forEach(worker.withArray("enum")::add);
-                }
-            }
+        for (Gateway.Offered offered : gateway.catalogue(Audience.MCP).values()) {
+            ToolDescriptor d = offered.info().descriptor();
             ObjectNode tool = tools.addObject().put("name", d.name()).put("description", d.description());
-            tool.set("inputSchema", schema);
+            tool.set("inputSchema", offered.schema());
             tool.putObject("annotations").put("readOnlyHint", d.readOnly()).put("destructiveHint", d.destructive())
                     .put("idempotentHint", d.idempotent()).put("openWorldHint", d.openWorld());
         }
         return result;
-    }
-
-    /** The machines that have {@code info}'s tool, each name once; the brain itself only for tools that need none. */
-    private List<String> machines(ToolInfo info, List<WorkerInfo> workers) {
-        return gateway.machines(info, workers).stream().distinct().toList();
     }
 
     /** What a {@code tools/call} becomes: a task to run, or an answer at once. */
@@ -93,35 +69,33 @@ final class McpTools {
      */
     Prepared prepare(JsonNode params, Origin origin) {
         String name = params.path("name").asText("");
-        Optional<ToolInfo> info = router.tools().stream().filter(t -> t.descriptor().name().equals(name)).findFirst();
-        if (info.isEmpty()) {
+        Gateway.Offered offered = gateway.catalogue(Audience.MCP).get(name);
+        if (offered == null) {
             return new Prepared.Invalid("Unknown tool '" + name + "'; tools/list lists them");
         }
-        ToolDescriptor d = info.get().descriptor();
+        ToolDescriptor d = offered.info().descriptor();
         JsonNode arguments = params.path("arguments");
         if (!arguments.isMissingNode() && !arguments.isNull() && !arguments.isObject()) {
             return new Prepared.Invalid("'arguments' must be an object");
         }
         ObjectNode args = arguments.isObject() ? ((ObjectNode) arguments).deepCopy() : json.createObjectNode();
         Optional<String> worker = Optional.empty();
-        if (!info.get().descriptor().inputSchema().path("properties").has(WORKER) && args.has(WORKER)) {
+        if (!Gateway.ownsMachineArgument(d) && args.has(WORKER)) {
             JsonNode w = args.remove(WORKER);
             if (!w.isTextual() || w.asText().isBlank()) {
                 return new Prepared.Invalid("'worker' must name a machine");
             }
             // Judged and run by its name: a rule names machines by name, and the router would take an id too.
             String given = w.asText();
-            Optional<String> machine = router.workers().stream().filter(m -> m.id().equals(given) || m.name().equals(given))
-                    .map(WorkerInfo::name).findFirst();
-            if (machine.isEmpty() || !machines(info.get(), router.workers()).contains(machine.get())) {
+            Optional<String> machine = gateway.machineNamed(given);
+            if (machine.isEmpty() || !offered.machines().contains(machine.get())) {
                 return new Prepared.Refused("No machine named '" + given + "' has " + d.name()
-                        + "; the machines that have it: " + String.join(", ", machines(info.get(), router.workers()))
-                        + ".");
+                        + "; the machines that have it: " + String.join(", ", offered.machines()) + ".");
             }
             worker = machine;
         }
         // Judged for the machine named, else for every machine that has the tool: the strictest answer holds.
-        List<String> candidates = worker.map(List::of).orElseGet(() -> machines(info.get(), router.workers()));
+        List<String> candidates = worker.map(List::of).orElseGet(offered::machines);
         Verdict verdict = gateway.judge(origin, d, args, worker, candidates).verdict();
         if (verdict.decision() == Decision.DENY) {
             return new Prepared.Refused("Refused by the brain's approval policy: " + verdict.why() + ".");
