@@ -24,8 +24,9 @@ import java.util.function.LongFunction;
 final class RouterLoop {
     private static final System.Logger LOG = System.getLogger(RouterLoop.class.getName());
 
+    private volatile Thread thread;
     private final ThreadPoolExecutor loop = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(), Thread.ofPlatform().name("efferent-router").factory());
+            new LinkedBlockingQueue<>(), work -> thread = Thread.ofPlatform().name("efferent-router").unstarted(work));
     /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
     private final ScheduledExecutorService timers = timers();
     private final Runnable afterTurn;
@@ -93,7 +94,8 @@ final class RouterLoop {
      * frame and then reads what it knows reads its own change (and waits for it, the one case a reader waits).
      */
     boolean publishedForThisThread() {
-        return postedHere.get()[0] <= publishedThrough;
+        // The router's own thread knows what it did (and must never wait for itself).
+        return Thread.currentThread() == thread || postedHere.get()[0] <= publishedThrough;
     }
 
     /** Hands the event numbered next to the router's thread; in order of number. */
