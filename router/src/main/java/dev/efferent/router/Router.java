@@ -61,7 +61,8 @@ public final class Router implements AutoCloseable {
         this.codec = codec;
         this.clock = clock;
         this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
-        this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view));
+        this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view),
+                () -> state.toolsVersion != view.toolsVersion());
         this.dispatch = new Dispatch(settings, queue, clock, state, loop::schedule);
         this.admission = new Admission(settings, queue, state, dispatch);
         this.waits = new Waits(queue, clock, state);

@@ -14,6 +14,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongFunction;
 
 /**
@@ -30,6 +31,10 @@ final class RouterLoop {
     /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
     private final ScheduledExecutorService timers = timers();
     private final Runnable afterTurn;
+    private final BooleanSupplier changedMuch;
+    /** Under a stream of events, counts (tasks running, heartbeats) are published at least this often. */
+    private static final long COUNTS_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private long publishedAt = System.nanoTime();
     /** Numbers the events in the order they run (taken and handed over under one lock). */
     private final AtomicLong posted = new AtomicLong();
     /** The number of the last event a thread posted: that thread reads the view only once it is published. */
@@ -41,8 +46,14 @@ final class RouterLoop {
     /** The number of the last event whose effects the published view shows. */
     private volatile long publishedThrough;
 
-    RouterLoop(Runnable afterTurn) {
+    /**
+     * @param afterTurn   publishes the view, on the router's thread
+     * @param changedMuch whether workers or tools came or went since the last publish: then it is published after
+     *                    the turn whatever waits; otherwise once nothing waits, or a millisecond after the last
+     */
+    RouterLoop(Runnable afterTurn, BooleanSupplier changedMuch) {
         this.afterTurn = afterTurn;
+        this.changedMuch = changedMuch;
     }
 
     /** Runs {@code work} on the router's thread, logging anything it throws; false if the router is closed. */
@@ -55,8 +66,12 @@ final class RouterLoop {
                 } catch (RuntimeException e) {
                     LOG.log(Level.ERROR, "Router failed while handling an event; it goes on", e);
                 }
-                // After every turn: the next one may wait long in the queue (a database that does not answer).
-                publish(n);
+                // A worker or tool that came or went is shown at once: the next turn may wait long in the queue (a
+                // database that does not answer). Counts alone may wait for a quiet moment, a millisecond at most.
+                if (changedMuch.getAsBoolean() || loop.getQueue().isEmpty()
+                        || System.nanoTime() - publishedAt >= COUNTS_EVERY_NANOS) {
+                    publish(n);
+                }
             });
             return true;
         } catch (RejectedExecutionException e) {
@@ -153,6 +168,7 @@ final class RouterLoop {
     }
 
     private void publish(long through) {
+        publishedAt = System.nanoTime();
         afterTurn.run();
         publishedThrough = through;
     }
