@@ -23,14 +23,16 @@ import dev.efferent.model.spi.Model;
 import dev.efferent.pairing.Pairing;
 import dev.efferent.pairing.PairingCommands;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
 import dev.efferent.scheduler.Automations;
+import dev.efferent.scheduler.ScheduleCommands;
 import dev.efferent.scheduler.Scheduler;
 import dev.efferent.scheduler.SchedulerSettings;
+import dev.efferent.store.Store;
 import io.helidon.common.socket.SocketOptions;
 import io.helidon.config.Config;
 import io.helidon.health.HealthCheckResponse;
@@ -58,6 +60,7 @@ final class Brain implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Brain.class.getName());
 
     private final TaskQueue queue;
+    private final Store records;
     private final LocalToolExecutor tools;
     private final Router router;
     private final BrainMetrics metrics;
@@ -69,8 +72,8 @@ final class Brain implements AutoCloseable {
     private final Pairing pairing;
     private final WebServer server;
 
-    private Brain(TaskQueue queue, LocalToolExecutor tools, Router router, BrainMetrics metrics, Approvals approvals,
-                  Agent agent, Scheduler scheduler, Automations automations, ChatService chat, Pairing pairing,
+    private Brain(TaskQueue queue, Store records, LocalToolExecutor tools, Router router, BrainMetrics metrics,
+                  Approvals approvals, Agent agent, Scheduler scheduler, Automations automations, ChatService chat, Pairing pairing,
                   WebServer server) {
         this.pairing = pairing;
         this.scheduler = scheduler;
@@ -78,6 +81,7 @@ final class Brain implements AutoCloseable {
         this.approvals = approvals;
         this.agent = agent;
         this.queue = queue;
+        this.records = records;
         this.tools = tools;
         this.router = router;
         this.metrics = metrics;
@@ -90,6 +94,7 @@ final class Brain implements AutoCloseable {
         RouterSettings routing = RouterSettings.from(config);
         BrainSettings settings = BrainSettings.from(config, routing.handsEnabled());
         TaskQueue queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
+        Store records = null;
         LocalToolExecutor tools = null;
         Router router = null;
         BrainMetrics metrics = null;
@@ -100,17 +105,17 @@ final class Brain implements AutoCloseable {
         ChatService chat = null;
         Pairing pairing = null;
         try {
+            // Beside the queue: PostgreSQL's when the queue is there (store.provider chooses otherwise).
+            records = Stores.open(config, Stores.providers().build(), Clock.systemUTC());
             PluginLayers plugins = PluginLayers.fromConfig(config);
             tools = LocalTools.open(config, plugins);
             ProtocolCodec codec = new ProtocolCodec(settings.maxFrameBytes());
-            router = Router.start(routing, queue, Optional.of(tools), codec, Clock.systemUTC());
+            router = Router.start(routing, queue, records, Optional.of(tools), codec, Clock.systemUTC());
             metrics = new BrainMetrics(router);
             router.addListener(metrics);
-            // With a durable queue, conversations are kept beside its tasks (PostgreSQL: the same database).
-            ConversationStore store = queue.records()
-                    .<ConversationStore>map(records -> new RecordedConversationStore(records, HISTORY))
-                    .orElseGet(MemoryConversationStore::new);
-            Records records = queue.records().orElseGet(Records::inMemory);
+            // With a durable store, conversations are kept beside the tasks (PostgreSQL: the same database).
+            ConversationStore store = records.durable() ? new RecordedConversationStore(records, HISTORY)
+                    : new MemoryConversationStore();
             Optional<Model> model = Models.open(config);
             LocalToolExecutor ownTools = tools;
             approvals = new Approvals(router, ApprovalSettings.from(new ConfigSettings(config.get("approvals"))),
@@ -125,10 +130,10 @@ final class Brain implements AutoCloseable {
             // Paired machines are kept with the tasks if they outlive the process, else in the state directory:
             // a machine paired to a brain whose queue is in memory still gets in after a restart.
             java.util.concurrent.atomic.AtomicInteger port = new java.util.concurrent.atomic.AtomicInteger(settings.port());
-            pairing = Pairing.open(router, queue.records(), settings.stateDir().resolve("paired-workers.json"),
+            pairing = Pairing.open(router, records, settings.stateDir().resolve("paired-workers.json"),
                     () -> workerUrl(settings, port.get()), Clock.systemUTC());
             agent = new Agent(router, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), approvals,
-                    records, Clock.systemUTC(), List.of(scheduler, automations,
+                    records, Clock.systemUTC(), List.of(new ScheduleCommands(scheduler), automations,
                     new PairingCommands(pairing, router)));
             LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                     + "text is answered with how to set one (model.name, model.base-url); commands work"));
@@ -165,8 +170,8 @@ final class Brain implements AutoCloseable {
                 LOG.log(Level.INFO, "No worker.secret: machines join by pairing (bin/efferent pair, or /pair in the "
                         + "chat), each with a token of its own");
             }
-            return new Brain(queue, tools, router, metrics, approvals, agent, scheduler, automations, chat, pairing,
-                    server);
+            return new Brain(queue, records, tools, router, metrics, approvals, agent, scheduler, automations, chat,
+                    pairing, server);
         } catch (RuntimeException e) {
             if (chat != null) {
                 chat.close();
@@ -194,6 +199,9 @@ final class Brain implements AutoCloseable {
             }
             if (tools != null) {
                 tools.close();
+            }
+            if (records != null) {
+                records.close();
             }
             queue.close();
             throw e;
@@ -300,6 +308,7 @@ final class Brain implements AutoCloseable {
         server.stop();
         metrics.close();
         tools.close();
+        records.close();
         queue.close();
         LOG.log(Level.INFO, "Brain stopped");
     }

@@ -7,6 +7,7 @@ import dev.efferent.core.tools.CatalogEntry;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.TaskRunner;
 import dev.efferent.core.tools.ToolDescriptors;
+import dev.efferent.plugin.Ids;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ToolDescriptor;
@@ -17,6 +18,7 @@ import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.store.Store;
 import dev.efferent.tools.spi.Placement;
 
 import java.lang.System.Logger.Level;
@@ -74,12 +76,12 @@ public final class Router implements AutoCloseable {
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
-    private Router(RouterSettings settings, TaskQueue queue, ProtocolCodec codec, Clock clock) {
+    private Router(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec, Clock clock) {
         this.settings = settings;
         this.queue = queue;
         this.codec = codec;
         this.clock = clock;
-        this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
+        this.state = new RouterState(new KnownWorkers(store, codec, JSON));
         this.dispatch = new Dispatch(settings, queue, clock, state, this::schedule);
         this.admission = new Admission(settings, queue, clock, state, dispatch);
         this.workers = new WorkerProtocol(settings, queue, clock, state, this::schedule, dispatch, this::post);
@@ -91,14 +93,15 @@ public final class Router implements AutoCloseable {
      *
      * @param settings how it behaves
      * @param queue    the task queue
+     * @param store    where the workers seen are remembered (namespace {@code router.workers})
      * @param local    the brain's own tools; their in-process worker runs all of them in single-machine mode,
      *                 and the CLOUD ones with hands enabled
      * @param codec    decodes worker frames
      * @param clock    the clock for heartbeats, deadlines and waits
      */
-    public static Router start(RouterSettings settings, TaskQueue queue, Optional<LocalToolExecutor> local,
-                               ProtocolCodec codec, Clock clock) {
-        Router router = new Router(settings, queue, codec, clock);
+    public static Router start(RouterSettings settings, TaskQueue queue, Store store,
+                               Optional<LocalToolExecutor> local, ProtocolCodec codec, Clock clock) {
+        Router router = new Router(settings, queue, store, codec, clock);
         // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
         router.rememberWorkers();
         local.ifPresent(router::startLocalWorker);
@@ -460,7 +463,7 @@ public final class Router implements AutoCloseable {
         link.attach(TaskRunner.inProcess(executor, settings.localConcurrency(), connection::receive,
                 entry -> state.localEntries.get(entry.name()) == entry));
         // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
-        String id = LOCAL_WORKER + "-" + dev.efferent.queue.spi.TaskIds.next();
+        String id = LOCAL_WORKER + "-" + Ids.next();
         // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker
         // would. Asked before the tools are read, so no change is missed; what it posts comes after the register.
         executor.catalog().onChange(() -> post(() -> connection.receive(new WorkerTools(localTools(executor)))));

@@ -20,7 +20,7 @@ public interface Space<T> {
     /** Keeps {@code value} under {@code key}, replacing what was there. */
     void put(String key, T value);
 
-    /** Keeps {@code value} under {@code key} only if nothing is kept there; whether it did (of two callers, one wins). */
+    /** Keeps {@code value} under {@code key} only if nothing is kept there; whether it did (of two callers, one does). */
     boolean putIfAbsent(String key, T value);
 
     /**
@@ -51,6 +51,6 @@ public interface Space<T> {
     /** The last {@code limit} entries of {@code log}, oldest first; empty for a log never written. */
     List<T> tail(String log, int limit);
 
-    /** The names of this namespace's logs that start with {@code start}, most recently written first, at most {@code limit}. */
+    /** The names of the logs that start with {@code start}, most recently written first, at most {@code limit}. */
     List<String> logs(String start, int limit);
 }

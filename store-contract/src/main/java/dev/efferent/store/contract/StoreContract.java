@@ -32,7 +32,8 @@ public abstract class StoreContract {
 
     private static final Namespace<Fire> FIRES = new Namespace<>("contract.fires", Codec.of(
             f -> f.schedule() + "|" + f.count(),
-            text -> new Fire(text.substring(0, text.indexOf('|')), Integer.parseInt(text.substring(text.indexOf('|') + 1)))));
+            text -> new Fire(text.substring(0, text.indexOf('|')),
+                    Integer.parseInt(text.substring(text.indexOf('|') + 1)))));
 
     protected Store store;
 
@@ -153,7 +154,8 @@ public abstract class StoreContract {
         store.claim(TEXT, "efferent.scheduler");
         StoreException e = assertThrows(StoreException.class, () -> store.claim(TEXT, "efferent.agent"));
         assertEquals("namespace 'contract.text' is claimed by efferent.scheduler and again by efferent.agent: a "
-                + "namespace has one owner; rename one of them (or leave one module off the module path)", e.getMessage());
+                + "namespace has one owner; rename one of them (or leave one module off the module path)",
+                e.getMessage());
     }
 
     @Test

@@ -63,7 +63,8 @@ final class PgStoreSchema {
             s.execute("CREATE TABLE IF NOT EXISTS " + schema + ".store_migrations (version integer PRIMARY KEY, "
                     + "description text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())");
             int version;
-            try (ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM " + schema + ".store_migrations")) {
+            try (ResultSet rs = s.executeQuery("SELECT coalesce(max(version), 0) FROM " + schema
+                    + ".store_migrations")) {
                 rs.next();
                 version = rs.getInt(1);
             }
@@ -108,7 +109,8 @@ final class PgStoreSchema {
         if (exists(s, values)) {
             for (Moved m : VALUES) {
                 int n = moved(c, "INSERT INTO " + schema + ".store_values (namespace, key, data, updated_at) "
-                        + "SELECT ?, ? || substr(key, ?), data, updated_at FROM " + values + " WHERE starts_with(key, ?)",
+                        + "SELECT ?, ? || substr(key, ?), data, updated_at FROM " + values
+                        + " WHERE starts_with(key, ?)",
                         "DELETE FROM " + values + " WHERE starts_with(key, ?)", m);
                 LOG.log(Level.INFO, "Moved {0} records to namespace {1}", n, m.namespace());
             }

@@ -42,8 +42,8 @@ public final class TypedStore implements Store {
         synchronized (owners) {
             String first = owners.putIfAbsent(namespace.name(), owner);
             if (first != null && !first.equals(owner)) {
-                throw new StoreException("namespace '" + namespace.name() + "' is claimed by " + first + " and again by "
-                        + owner + ": a namespace has one owner; rename one of them (or leave one module off the "
+                throw new StoreException("namespace '" + namespace.name() + "' is claimed by " + first
+                        + " and again by " + owner + ": a namespace has one owner; rename one of them (or leave one module off the "
                         + "module path)");
             }
         }
@@ -63,7 +63,8 @@ public final class TypedStore implements Store {
     private static String key(String what, String key) {
         if (key == null || key.isEmpty() || key.length() > MAX_KEY) {
             throw new StoreException("a " + what + " is 1 to " + MAX_KEY + " characters, got "
-                    + (key == null ? "none" : key.length() + ": '" + key.substring(0, Math.min(key.length(), 40)) + "'"));
+                    + (key == null ? "none"
+                    : key.length() + ": '" + key.substring(0, Math.min(key.length(), 40)) + "'"));
         }
         return key;
     }
