@@ -96,7 +96,7 @@ final class SubAgents {
     /** The children by id, as JSON text: compare-and-set ends a child from the text that was read. */
     private final Space<String> records;
     /** Each brain's last sign of life, so that another brain can tell a child whose brain died from a live one. */
-    private final Space<String> brains;
+    private final Space<Instant> brains;
     private final ObjectMapper json;
     private final AgentSettings settings;
     private final Clock clock;
@@ -108,7 +108,8 @@ final class SubAgents {
 
     SubAgents(Store store, ObjectMapper json, AgentSettings settings, Clock clock) {
         this.records = store.claim(new Namespace<>("agent.children", Codec.text()), Agent.OWNER);
-        this.brains = store.claim(new Namespace<>("agent.brains", Codec.text()), Agent.OWNER);
+        this.brains = store.claim(new Namespace<>("agent.brains", Codec.of(Instant::toString, Instant::parse)),
+                Agent.OWNER);
         this.json = json;
         this.settings = settings;
         this.clock = clock;
@@ -285,7 +286,7 @@ final class SubAgents {
 
     /** Says that this brain is alive; called more often than {@link #BRAIN_LEASE}. */
     void alive() {
-        brains.put(brain, clock.instant().toString());
+        brains.put(brain, clock.instant());
     }
 
     /**
@@ -293,13 +294,13 @@ final class SubAgents {
      * which wait for no task ({@code parked}: their conversations' keys): nothing will run their turn again.
      */
     void endOrphans(java.util.Set<String> parked, AssistantHost host) {
-        Map<String, String> lastSeen = brains.entries(MAX);
+        Map<String, Instant> lastSeen = brains.entries(MAX);
         Instant dead = clock.instant().minus(BRAIN_LEASE);
         for (Child c : all()) {
             if (c.state() != State.RUNNING || c.brain().equals(brain) || parked.contains(c.conversation().key())) {
                 continue;
             }
-            Optional<Instant> seen = Optional.ofNullable(lastSeen.get(c.brain())).map(Instant::parse);
+            Optional<Instant> seen = Optional.ofNullable(lastSeen.get(c.brain()));
             if (seen.map(dead::isAfter).orElse(true)) {
                 end(c.id(), State.FAILED, "Its brain stopped while it ran; start it again.", host);
             }
@@ -307,7 +308,7 @@ final class SubAgents {
         // Brains silent for a day are gone for good.
         Instant gone = clock.instant().minus(Duration.ofDays(1));
         lastSeen.forEach((key, at) -> {
-            if (Instant.parse(at).isBefore(gone)) {
+            if (at.isBefore(gone)) {
                 brains.remove(key);
             }
         });

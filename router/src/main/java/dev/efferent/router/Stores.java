@@ -12,6 +12,7 @@ import dev.efferent.store.spi.StoreProvider;
 import io.helidon.config.Config;
 import io.helidon.config.ConfigSources;
 
+import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.util.Map;
 import java.util.Optional;
@@ -26,6 +27,7 @@ public final class Stores {
     /** The provider used when neither {@code store.provider} nor a store named like the queue's provider is there. */
     public static final String DEFAULT_PROVIDER = "memory";
 
+    private static final System.Logger LOG = System.getLogger(Stores.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Codec<JsonNode> JSON_CODEC = Codec.of(JsonNode::toString, Stores::parse);
 
@@ -49,8 +51,14 @@ public final class Stores {
      */
     public static Store open(Config config, PluginRegistry<StoreProvider> providers, Clock clock) {
         String queue = config.get("queue.provider").asString().orElse(Queues.DEFAULT_PROVIDER);
-        String name = config.get("store.provider").asString()
-                .orElse(providers.names().contains(queue) ? queue : DEFAULT_PROVIDER);
+        Optional<String> chosen = config.get("store.provider").asString().asOptional();
+        if (chosen.isEmpty() && !providers.names().contains(queue)) {
+            // A queue of a third party's, with no store of its name: what the brain keeps lasts as long as it runs.
+            LOG.log(Level.WARNING, "No store provider is named like the queue''s ({0}); conversations, schedules "
+                    + "and parked turns are kept in memory. Set store.provider to one of {1} to keep them",
+                    queue, providers.names());
+        }
+        String name = chosen.orElse(providers.names().contains(queue) ? queue : DEFAULT_PROVIDER);
         Config own = config.get("store").get(name);
         Config node = own.exists() ? own : config.get("queue").get(name);
         Settings settings = new ConfigSettings(node, Optional.of(config.get("db")));
