@@ -73,8 +73,8 @@ final class Brain implements AutoCloseable {
     private final WebServer server;
 
     private Brain(TaskQueue queue, Store records, LocalToolExecutor tools, Router router, BrainMetrics metrics,
-                  Approvals approvals, Agent agent, Scheduler scheduler, Automations automations, ChatService chat, Pairing pairing,
-                  WebServer server) {
+                  Approvals approvals, Agent agent, Scheduler scheduler, Automations automations, ChatService chat,
+                  Pairing pairing, WebServer server) {
         this.pairing = pairing;
         this.scheduler = scheduler;
         this.automations = automations;
