@@ -23,14 +23,14 @@ import dev.efferent.model.spi.ModelRequest;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.model.spi.Usage;
-import dev.efferent.queue.Records;
+import dev.efferent.plugin.Ids;
 import dev.efferent.queue.Task;
-import dev.efferent.queue.spi.TaskIds;
 import dev.efferent.router.Awaited;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.WorkerInfo;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -54,12 +54,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * The assistant's mind: answers free text with a language model that may call the brain's tools. One turn at a time
  * per conversation (the conversations module's turn lane); each tool call becomes a task through the router, exactly
  * like {@code /run}; a call queued for an offline machine parks the turn, which resumes when its task finishes,
- * after a brain restart too where the queue keeps records. Owns {@code /stop}, {@code /new}, {@code /model} and
+ * after a brain restart too where the store is durable. Owns {@code /stop}, {@code /new}, {@code /model} and
  * {@code /usage}.
  */
 public final class Agent implements Assistant, AutoCloseable {
+    /** The owner of the agent's namespaces in the store. */
+    static final String OWNER = "efferent.agent";
     private static final System.Logger LOG = System.getLogger(Agent.class.getName());
-    /** How often a task a turn waits for is checked for having gone to an offline machine. */
 
     private final Router router;
     private final Optional<Model> model;
@@ -89,12 +90,12 @@ public final class Agent implements Assistant, AutoCloseable {
      * @param model    the language model; without one, free text is answered with how to configure one
      * @param settings  limits and the system prompt
      * @param approvals which calls run, wait for a yes or are refused
-     * @param records   where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param store     where conversations' contexts, parked turns and sub-agents are kept
      * @param clock     for parking times
      */
-    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Records records,
+    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Store store,
                  Clock clock) {
-        this(router, model, settings, approvals, records, clock, List.of());
+        this(router, model, settings, approvals, store, clock, List.of());
     }
 
     /**
@@ -104,13 +105,13 @@ public final class Agent implements Assistant, AutoCloseable {
      * @param model      the language model; without one, free text is answered with how to configure one
      * @param settings   limits and the system prompt
      * @param approvals  which calls run, wait for a yes or are refused
-     * @param records    where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param store      where conversations' contexts, parked turns and sub-agents are kept
      * @param clock      for parking times
      * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
      */
-    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Records records,
+    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Store store,
                  Clock clock, List<Extension> extensions) {
-        this(new Gateway(router, approvals), model, settings, records, clock, extensions);
+        this(new Gateway(router, approvals), model, settings, store, clock, extensions);
     }
 
     /**
@@ -119,11 +120,11 @@ public final class Agent implements Assistant, AutoCloseable {
      * @param gateway    runs the tool calls, judged by its approvals
      * @param model      the language model; without one, free text is answered with how to configure one
      * @param settings   limits and the system prompt
-     * @param records    where conversations' contexts and parked turns are kept: the queue's, or in memory
+     * @param store      where conversations' contexts, parked turns and sub-agents are kept
      * @param clock      for parking times
      * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
      */
-    public Agent(Gateway gateway, Optional<Model> model, AgentSettings settings, Records records, Clock clock,
+    public Agent(Gateway gateway, Optional<Model> model, AgentSettings settings, Store store, Clock clock,
                  List<Extension> extensions) {
         Router router = gateway.router();
         Approvals approvals = gateway.approvals();
@@ -134,13 +135,13 @@ public final class Agent implements Assistant, AutoCloseable {
         this.model = model;
         this.settings = settings;
         this.clock = clock;
-        this.contexts = new Contexts(records, messages, json);
-        this.parked = new ParkedTurns(records, messages, json);
+        this.contexts = new Contexts(store, messages, json);
+        this.parked = new ParkedTurns(store, messages, json);
         this.approvals = approvals;
         this.toolbox = new Toolbox(gateway, json, settings.maxToolResultChars());
         this.prompt = new SystemPrompt(router, settings.systemPrompt());
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
-        this.children = new SubAgents(records, json, settings, clock);
+        this.children = new SubAgents(store, json, settings, clock);
         this.questions = new Questions(router, approvals, json, children);
         // However a question was answered, wherever it was shown its buttons go.
         // A sub-agent's question was asked in its parent's conversation, so its buttons are there.
@@ -175,7 +176,7 @@ public final class Agent implements Assistant, AutoCloseable {
             return;
         }
         List<ModelMessage> messages = new ArrayList<>(List.of(new ModelMessage.User(message.text())));
-        run(new Turn(TaskIds.next(), message.conversation(), replies, messages, 0, null));
+        run(new Turn(Ids.next(), message.conversation(), replies, messages, 0, null));
     }
 
     @Override
@@ -597,7 +598,7 @@ public final class Agent implements Assistant, AutoCloseable {
         SubAgents.Child child = made.child().get();
         LOG.log(Level.INFO, "Sub-agent {0} of {1} starts: {2}", child.id(), turn.key(), child.shortTask());
         turn.replies.send(new OutgoingMessage.Text("↳ Sub-agent " + child.id() + " started: " + child.shortTask()));
-        host.inTurn(child.conversation(), () -> run(new Turn(TaskIds.next(), child.conversation(),
+        host.inTurn(child.conversation(), () -> run(new Turn(Ids.next(), child.conversation(),
                 children.replies(child, host), new ArrayList<>(List.of(new ModelMessage.User(child.task()))), 0,
                 child)));
         return "Started sub-agent " + child.id() + ". It works on its own; its result is posted in this "

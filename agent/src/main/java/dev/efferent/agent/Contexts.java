@@ -3,7 +3,10 @@ package dev.efferent.agent;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.model.spi.ModelMessage;
-import dev.efferent.queue.Records;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
@@ -15,24 +18,24 @@ import java.util.List;
  */
 final class Contexts {
     private static final System.Logger LOG = System.getLogger(Contexts.class.getName());
-    private static final String PREFIX = "agent:context:";
     /** Messages kept per conversation, older ones forgotten (they would be trimmed from the context anyway). */
     private static final int KEEP = 400;
     private static final String NEW = "{\"role\":\"new\"}";
 
-    private final Records records;
+    /** Each conversation's log of messages as JSON text, and the mark of each /new: text, to find that mark. */
+    private final Space<String> records;
     private final Messages messages;
     private final ObjectMapper json;
 
-    Contexts(Records records, Messages messages, ObjectMapper json) {
-        this.records = records;
+    Contexts(Store store, Messages messages, ObjectMapper json) {
+        this.records = store.claim(new Namespace<>("agent.contexts", Codec.text()), Agent.OWNER);
         this.messages = messages;
         this.json = json;
     }
 
     /** The conversation's messages since its last {@code /new}, starting at a person's message. */
     List<ModelMessage> load(String conversation) {
-        List<String> log = records.tail(PREFIX + conversation, KEEP);
+        List<String> log = records.tail(conversation, KEEP);
         // Only what follows the last /new is read: the messages before it are never sent again.
         int from = log.lastIndexOf(NEW) + 1;
         List<ModelMessage> out = new ArrayList<>();
@@ -53,13 +56,13 @@ final class Contexts {
     /** Adds a finished turn's messages. */
     void add(String conversation, List<ModelMessage> turn) {
         for (ModelMessage m : turn) {
-            records.append(PREFIX + conversation, messages.toJson(m).toString(), KEEP);
+            records.append(conversation, messages.toJson(m).toString(), KEEP);
         }
     }
 
     /** Starts afresh: what was said before is no longer sent. */
     void reset(String conversation) {
-        records.append(PREFIX + conversation, NEW, KEEP);
+        records.append(conversation, NEW, KEEP);
     }
 
     /**

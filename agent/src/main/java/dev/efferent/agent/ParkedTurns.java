@@ -6,7 +6,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.model.spi.ModelMessage;
-import dev.efferent.queue.Records;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Instant;
@@ -16,10 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Turns set aside until their tasks finish, kept in records (with PostgreSQL, in the database). */
+/** Turns set aside until their tasks finish, kept in the store (with PostgreSQL, in the database). */
 final class ParkedTurns {
     private static final System.Logger LOG = System.getLogger(ParkedTurns.class.getName());
-    private static final String PREFIX = "agent:parked:";
+    /** More turns than wait at once; a list past it is cut rather than read without end. */
+    private static final int MAX = 10_000;
 
     /** A call the turn waits for. */
     record Pending(String callId, String tool, String taskId) {
@@ -40,12 +44,13 @@ final class ParkedTurns {
                   Map<String, ModelMessage.ToolResult> answered, List<Pending> pending, int steps, Instant parkedAt) {
     }
 
-    private final Records records;
+    /** Each parked turn by its id, as JSON text read one by one: one that cannot be read is dropped alone. */
+    private final Space<String> records;
     private final Messages messages;
     private final ObjectMapper json;
 
-    ParkedTurns(Records records, Messages messages, ObjectMapper json) {
-        this.records = records;
+    ParkedTurns(Store store, Messages messages, ObjectMapper json) {
+        this.records = store.claim(new Namespace<>("agent.parked", Codec.text()), Agent.OWNER);
         this.messages = messages;
         this.json = json;
     }
@@ -57,21 +62,21 @@ final class ParkedTurns {
         o.set("answered", messages.toJson(List.copyOf(p.answered().values())));
         ArrayNode pending = o.putArray("pending");
         p.pending().forEach(c -> pending.addObject().put("call", c.callId()).put("tool", c.tool()).put("task", c.taskId()));
-        records.put(PREFIX + p.turnId(), o.toString());
+        records.put(p.turnId(), o.toString());
     }
 
     Optional<Parked> get(String turnId) {
-        return records.get(PREFIX + turnId).flatMap(data -> read(turnId, data));
+        return records.get(turnId).flatMap(data -> read(turnId, data));
     }
 
     boolean remove(String turnId) {
-        return records.remove(PREFIX + turnId);
+        return records.remove(turnId);
     }
 
     /** Every parked turn. */
     List<Parked> all() {
         List<Parked> all = new ArrayList<>();
-        records.values(PREFIX).forEach((key, data) -> read(key.substring(PREFIX.length()), data).ifPresent(all::add));
+        records.entries(MAX).forEach((key, data) -> read(key, data).ifPresent(all::add));
         return all;
     }
 
@@ -93,7 +98,7 @@ final class ParkedTurns {
             // It can never resume; kept, it would be reported on every pass over the parked turns.
             LOG.log(Level.WARNING, "Parked turn " + turnId + " cannot be read and is dropped: " + e.getMessage()
                     + "; its data was: " + data);
-            records.remove(PREFIX + turnId);
+            records.remove(turnId);
             return Optional.empty();
         }
     }

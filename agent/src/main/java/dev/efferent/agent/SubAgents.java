@@ -10,8 +10,11 @@ import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.ModelTool;
-import dev.efferent.queue.Records;
-import dev.efferent.queue.spi.TaskIds;
+import dev.efferent.plugin.Ids;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -36,9 +39,8 @@ final class SubAgents {
     static final String STATUS = "agent_status";
     /** The channel of children's conversations: none is registered, so nothing they say goes out by itself. */
     static final String CHANNEL = "subagent";
-    private static final String PREFIX = "agent:child:";
-    /** Each brain's last sign of life, so that another brain can tell a child whose brain died from a live one. */
-    private static final String BRAINS = "agent:brain:";
+    /** More children than are kept at once; a list past it is cut rather than read without end. */
+    private static final int MAX = 10_000;
     /** A child whose brain has given no sign of life for this long ended with it. */
     private static final Duration BRAIN_LEASE = Duration.ofMinutes(2);
     /** How long an ended child is kept for {@code agent_status} and {@code /agents}. */
@@ -91,7 +93,10 @@ final class SubAgents {
         }
     }
 
-    private final Records records;
+    /** The children by id, as JSON text: compare-and-set ends a child from the text that was read. */
+    private final Space<String> records;
+    /** Each brain's last sign of life, so that another brain can tell a child whose brain died from a live one. */
+    private final Space<Instant> brains;
     private final ObjectMapper json;
     private final AgentSettings settings;
     private final Clock clock;
@@ -99,10 +104,12 @@ final class SubAgents {
     private final Map<String, Answer> said = new ConcurrentHashMap<>();
     private final java.util.Set<String> unreadable = ConcurrentHashMap.newKeySet();
     /** This brain, as children's records name it. */
-    private final String brain = TaskIds.next();
+    private final String brain = Ids.next();
 
-    SubAgents(Records records, ObjectMapper json, AgentSettings settings, Clock clock) {
-        this.records = records;
+    SubAgents(Store store, ObjectMapper json, AgentSettings settings, Clock clock) {
+        this.records = store.claim(new Namespace<>("agent.children", Codec.text()), Agent.OWNER);
+        this.brains = store.claim(new Namespace<>("agent.brains", Codec.of(Instant::toString, Instant::parse)),
+                Agent.OWNER);
         this.json = json;
         this.settings = settings;
         this.clock = clock;
@@ -167,11 +174,11 @@ final class SubAgents {
         }
         String id;
         do {
-            id = "a-" + TaskIds.next().substring(0, 6);
-        } while (records.get(PREFIX + id).isPresent());
+            id = "a-" + Ids.next().substring(0, 6);
+        } while (records.get(id).isPresent());
         Child child = new Child(id, parent, task, List.copyOf(tools), worker, State.RUNNING, "", clock.instant(),
                 Optional.empty(), brain);
-        records.put(PREFIX + id, write(child));
+        records.put(id, write(child));
         said.put(id, new Answer());
         return new Either(Optional.of(child), "");
     }
@@ -181,14 +188,14 @@ final class SubAgents {
     }
 
     Optional<Child> get(String id) {
-        return records.get(PREFIX + id).flatMap(data -> read(PREFIX + id, data));
+        return records.get(id).flatMap(data -> read(id, data));
     }
 
     /** Every child kept, oldest first; those ended long ago are forgotten on the way. */
     List<Child> all() {
         List<Child> all = new ArrayList<>();
         Instant forget = clock.instant().minus(KEPT);
-        records.values(PREFIX).forEach((key, data) -> read(key, data).ifPresent(c -> {
+        records.entries(MAX).forEach((key, data) -> read(key, data).ifPresent(c -> {
             if (c.ended().map(e -> e.isBefore(forget)).orElse(false)) {
                 records.remove(key);
             } else {
@@ -216,8 +223,8 @@ final class SubAgents {
     boolean end(String id, State state, String result, AssistantHost host) {
         said.remove(id);
         while (true) {
-            Optional<String> data = records.get(PREFIX + id);
-            Optional<Child> child = data.flatMap(d -> read(PREFIX + id, d));
+            Optional<String> data = records.get(id);
+            Optional<Child> child = data.flatMap(d -> read(id, d));
             if (child.isEmpty() || child.get().state() != State.RUNNING) {
                 return false;
             }
@@ -225,7 +232,7 @@ final class SubAgents {
             Child ended = new Child(c.id(), c.parent(), c.task(), c.tools(), c.worker(), state, result,
                     c.started(), Optional.of(clock.instant()), c.brain());
             // Replaced only from what was read: of a turn ending and a /stop at once, one ends it.
-            if (records.replace(PREFIX + id, data.get(), write(ended))) {
+            if (records.compareAndSet(id, data.get(), write(ended))) {
                 LOG.log(Level.INFO, "Sub-agent {0} of {1} ended: {2}", id, c.parent(), state.word());
                 Conversation.fromKey(c.parent()).ifPresent(p -> host.replies(p).send(new OutgoingMessage.Text(
                         "↳ Sub-agent " + id + " " + (state == State.DONE ? "finished" : state.word()) + " ("
@@ -263,15 +270,15 @@ final class SubAgents {
     /** Child {@code id}'s turn runs in this brain from now on (it started here, or resumed here). */
     void runsHere(String id) {
         while (true) {
-            Optional<String> data = records.get(PREFIX + id);
-            Optional<Child> child = data.flatMap(d -> read(PREFIX + id, d));
+            Optional<String> data = records.get(id);
+            Optional<Child> child = data.flatMap(d -> read(id, d));
             if (child.isEmpty() || child.get().brain().equals(brain)) {
                 return;
             }
             Child c = child.get();
             Child here = new Child(c.id(), c.parent(), c.task(), c.tools(), c.worker(), c.state(), c.result(),
                     c.started(), c.ended(), brain);
-            if (records.replace(PREFIX + id, data.get(), write(here))) {
+            if (records.compareAndSet(id, data.get(), write(here))) {
                 return;
             }
         }
@@ -279,7 +286,7 @@ final class SubAgents {
 
     /** Says that this brain is alive; called more often than {@link #BRAIN_LEASE}. */
     void alive() {
-        records.put(BRAINS + brain, clock.instant().toString());
+        brains.put(brain, clock.instant());
     }
 
     /**
@@ -287,29 +294,29 @@ final class SubAgents {
      * which wait for no task ({@code parked}: their conversations' keys): nothing will run their turn again.
      */
     void endOrphans(java.util.Set<String> parked, AssistantHost host) {
-        Map<String, String> brains = records.values(BRAINS);
+        Map<String, Instant> lastSeen = brains.entries(MAX);
         Instant dead = clock.instant().minus(BRAIN_LEASE);
         for (Child c : all()) {
             if (c.state() != State.RUNNING || c.brain().equals(brain) || parked.contains(c.conversation().key())) {
                 continue;
             }
-            Optional<Instant> seen = Optional.ofNullable(brains.get(BRAINS + c.brain())).map(Instant::parse);
+            Optional<Instant> seen = Optional.ofNullable(lastSeen.get(c.brain()));
             if (seen.map(dead::isAfter).orElse(true)) {
                 end(c.id(), State.FAILED, "Its brain stopped while it ran; start it again.", host);
             }
         }
         // Brains silent for a day are gone for good.
         Instant gone = clock.instant().minus(Duration.ofDays(1));
-        brains.forEach((key, at) -> {
-            if (Instant.parse(at).isBefore(gone)) {
-                records.remove(key);
+        lastSeen.forEach((key, at) -> {
+            if (at.isBefore(gone)) {
+                brains.remove(key);
             }
         });
     }
 
     /** This brain stops: its sign of life goes. */
     void stopped() {
-        records.remove(BRAINS + brain);
+        brains.remove(brain);
     }
 
     /** The way back from child {@code c}: what it says is its answer; a question for the person goes to the parent. */

@@ -10,7 +10,7 @@
  *
  * <h2>The parked turn</h2>
  * A call waiting for an offline machine sets the turn aside: its messages and pending task ids are kept in the
- * queue's records ({@code agent:parked:<turn>}), and it resumes in the conversation's turn lane when the tasks have
+ * store's namespace {@code agent.parked}, by turn id, and it resumes in the conversation's turn lane when the tasks have
  * finished, after a restart too. Turns parked longer than {@code agent.park-timeout} end and cancel their tasks.
  */
 package dev.efferent.agent;

@@ -15,13 +15,14 @@ import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.model.scripted.Step;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Store;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -75,10 +76,10 @@ class AgentApprovalsTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         var tools = LocalTools.open(config);
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(tools),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(), Optional.of(tools),
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
-        Records records = Records.inMemory();
+        Store records = Stores.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC(), (tool, params) -> tools.risk(tool,
                 (com.fasterxml.jackson.databind.node.ObjectNode) params));

@@ -14,12 +14,13 @@ import dev.efferent.model.scripted.Received;
 import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.model.scripted.Step;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Store;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,12 +75,13 @@ class AgentTest {
                             dev.efferent.model.spi.ModelProvider provider, String baseUrl, boolean hands) {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(hands), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(hands), queue, Stores.inMemory(),
+                Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = new HashMap<>(Map.of("base-url", baseUrl, "name", "scripted",
                 "retry-backoff", "50ms"));
         m.putAll(modelSettings);
-        Records records = Records.inMemory();
+        Store records = Stores.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC());
         agent = new Agent(router, Optional.of(provider.open(key -> Optional.ofNullable(m.get(key)))),
@@ -358,10 +360,11 @@ class AgentTest {
     void withoutAModelFreeTextSaysHowToConfigureOne() throws Exception {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
+                Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
-        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Records.inMemory(),
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
+        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Stores.inMemory(),
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         router.addListener(chat);

@@ -23,15 +23,20 @@ import dev.efferent.model.spi.Model;
 import dev.efferent.pairing.Pairing;
 import dev.efferent.pairing.PairingCommands;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.spi.TaskQueueProvider;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
 import dev.efferent.scheduler.Automations;
+import dev.efferent.scheduler.ScheduleCommands;
 import dev.efferent.scheduler.Scheduler;
 import dev.efferent.scheduler.SchedulerSettings;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 import dev.efferent.tools.spi.Risk;
 import io.helidon.config.Config;
 import io.helidon.webserver.WebServer;
@@ -58,6 +63,10 @@ import java.util.concurrent.atomic.AtomicReference;
 final class BrainAssembly {
     /** Messages a console shows again when it opens (a page reloaded), and a recorded conversation keeps at hand. */
     static final int HISTORY = 200;
+    /** The owner of the brain's own namespaces in the store. */
+    static final String OWNER = "efferent.brain";
+    /** Read, never written, by the readiness probe. */
+    private static final Namespace<String> READINESS = new Namespace<>("brain.readiness", Codec.text());
     private static final System.Logger LOG = System.getLogger(BrainAssembly.class.getName());
     /** Heaviest first, as Helidon orders its features; equal weights by name, so the order never depends on the jar. */
     private static final Comparator<BrainFeatureProvider> ORDER = Comparator
@@ -101,13 +110,17 @@ final class BrainAssembly {
         TaskQueue queue = Queues.open(config, queues, clock);
         closers.push("task queue", queue::close);
         try {
-            return start(settings, routing, queue, closers);
+            // Beside the queue, durable where it is (decision 38): conversations, schedules, approvals, paired machines.
+            Store records = Stores.open(config, Stores.providers().build(), clock);
+            closers.push("store", records::close);
+            return start(settings, routing, queue, records, closers);
         } catch (RuntimeException e) {
             throw closers.closeAfter(e);
         }
     }
 
-    private Brain start(BrainSettings settings, RouterSettings routing, TaskQueue queue, Closers closers) {
+    private Brain start(BrainSettings settings, RouterSettings routing, TaskQueue queue, Store records,
+                        Closers closers) {
         PluginLayers plugins = PluginLayers.fromConfig(config);
         LocalToolExecutor tools = LocalTools.open(config, plugins);
         closers.push("local tools", tools::close);
@@ -121,16 +134,14 @@ final class BrainAssembly {
             }
         });
         ProtocolCodec codec = new ProtocolCodec(settings.maxFrameBytes());
-        Router router = Router.start(routing, queue, Optional.of(tools), codec, clock);
+        Router router = Router.start(routing, queue, records, Optional.of(tools), codec, clock);
         closers.push("router", router::close);
         BrainMetrics metrics = new BrainMetrics(router);
         closers.push("metrics", metrics::close);
         router.addListener(metrics);
-        // With a durable queue, conversations are kept beside its tasks (PostgreSQL: the same database).
-        ConversationStore store = queue.records()
-                .<ConversationStore>map(records -> new RecordedConversationStore(records, HISTORY))
-                .orElseGet(MemoryConversationStore::new);
-        Records records = queue.records().orElseGet(Records::inMemory);
+        // With a durable store, conversations are kept in it (PostgreSQL: the queue's database).
+        ConversationStore store = records.durable() ? new RecordedConversationStore(records, HISTORY)
+                : new MemoryConversationStore();
         Optional<Model> model = Models.open(config);
         Approvals approvals = new Approvals(router, ApprovalSettings.from(new ConfigSettings(config.get("approvals"))),
                 records, clock, (tool, params) -> params instanceof ObjectNode object ? tools.risk(tool, object)
@@ -144,11 +155,11 @@ final class BrainAssembly {
         Automations automations = new Automations(router, records, clock);
         // Paired machines are kept with the tasks if they outlive the process, else in the state directory: a machine
         // paired to a brain whose queue is in memory still gets in after a restart.
-        Pairing pairing = Pairing.open(router, queue.records(), settings.stateDir().resolve("paired-workers.json"),
+        Pairing pairing = Pairing.open(router, records, settings.stateDir().resolve("paired-workers.json"),
                 () -> Brain.workerUrl(settings, server.get() == null ? settings.port() : server.get().port()), clock);
         closers.push("pairing", pairing::close);
         Agent agent = new Agent(gateway, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), records,
-                clock, List.of(scheduler, automations, new PairingCommands(pairing, router)));
+                clock, List.of(new ScheduleCommands(scheduler), automations, new PairingCommands(pairing, router)));
         closers.push("agent", agent::close);
         LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                 + "text is answered with how to set one (model.name, model.base-url); commands work"));
@@ -178,7 +189,7 @@ final class BrainAssembly {
         closers.push("automations", automations::close);
         closers.push("scheduler", scheduler::close);
         chat.start();
-        WebServer running = BrainServer.start(settings, guard, served, readiness(router));
+        WebServer running = BrainServer.start(settings, guard, served, readiness(router, records));
         server.set(running);
         LOG.log(Level.INFO, "Brain listening on http://{0}:{1} ({2}); queue {3}; tools {4}", settings.host(),
                 String.valueOf(running.port()), routing.handsEnabled() ? "hands enabled: workers connect to /ws/worker"
@@ -213,9 +224,13 @@ final class BrainAssembly {
      * What the readiness probe asks: every part the brain cannot take work without. The queue answers a count
      * (PostgreSQL down: not ready); a store beside the queue adds its own check here.
      */
-    static List<ReadinessCheck> readiness(Router router) {
+    static List<ReadinessCheck> readiness(Router router, Store store) {
+        // A read of one key: it fails while the store's database does not answer.
+        Space<String> probe = store.claim(READINESS, OWNER);
         return List.of(
                 new ReadinessCheck("queue", () -> Map.of("queued", router.queuedCount())),
+                new ReadinessCheck("store", () -> Map.of("durable", store.durable(),
+                        "probe", probe.get("probe").isPresent())),
                 new ReadinessCheck("router", () -> Map.of("workersOnline", router.workersOnline())));
     }
 

@@ -10,12 +10,16 @@ import dev.efferent.approvals.policy.PolicyException;
 import dev.efferent.approvals.policy.Rule;
 import dev.efferent.approvals.policy.Verdict;
 import dev.efferent.core.tools.DurationText;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
+import dev.efferent.router.Stores;
 import dev.efferent.router.Submission;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 import dev.efferent.tools.spi.Risk;
 
 import java.io.IOException;
@@ -36,18 +40,21 @@ import java.util.regex.Pattern;
 /**
  * The calls held for a person's yes: the policy that decides which, the answers (allow once, allow always, deny),
  * the timeout and its fallback, and a record of each ask, answer and expiry kept with the task. The rules a person
- * adds with "allow always" are kept in the records too, so they outlive a restart where the queue does.
+ * adds with "allow always" are kept in the store too ({@code approvals.rules}), so they outlive a restart where the
+ * queue does; the record of each task's approval is its log in {@code approvals.audit}.
  */
 public final class Approvals implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Approvals.class.getName());
-    private static final String AUDIT = "approval:";
-    private static final String ADDED_RULES = "approvals:rules";
+    private static final String OWNER = "efferent.approvals";
+    /** The one log of {@code approvals.rules}: each rule added, as its text. */
+    private static final String ADDED_RULES = "added";
 
     private final Router router;
     private final BiFunction<String, JsonNode, Risk> judge;
     private final List<Answered> answeredListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final ApprovalSettings settings;
-    private final Records records;
+    private final Space<JsonNode> audits;
+    private final Space<String> rules;
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
     private final AtomicReference<Policy> policy;
@@ -57,22 +64,23 @@ public final class Approvals implements AutoCloseable {
     /**
      * @param router   holds, approves and cancels the tasks
      * @param settings the configured policy, the timeout and the fallback
-     * @param records  where the record of each approval and the rules added by "allow always" are kept
+     * @param store    where the record of each approval and the rules added by "allow always" are kept
      * @param clock    for the timeout
      */
-    public Approvals(Router router, ApprovalSettings settings, Records records, Clock clock) {
-        this(router, settings, records, clock, (tool, params) -> Risk.UNJUDGED);
+    public Approvals(Router router, ApprovalSettings settings, Store store, Clock clock) {
+        this(router, settings, store, clock, (tool, params) -> Risk.UNJUDGED);
     }
 
     /**
      * Approvals that also ask each tool how risky a call is ({@code judge}: the brain's own copies of the tools).
      */
-    public Approvals(Router router, ApprovalSettings settings, Records records, Clock clock,
+    public Approvals(Router router, ApprovalSettings settings, Store store, Clock clock,
                      BiFunction<String, JsonNode, Risk> judge) {
         this.judge = judge;
         this.router = router;
         this.settings = settings;
-        this.records = records;
+        this.audits = store.claim(new Namespace<>("approvals.audit", Stores.json()), OWNER);
+        this.rules = store.claim(new Namespace<>("approvals.rules", Codec.text()), OWNER);
         this.clock = clock;
         this.policy = new AtomicReference<>(withAddedRules());
         long every = Math.max(500, Math.min(30_000, settings.timeout().toMillis() / 4));
@@ -83,7 +91,7 @@ public final class Approvals implements AutoCloseable {
     private Policy withAddedRules() {
         Policy p = settings.policy();
         java.util.Set<String> seen = new java.util.HashSet<>();
-        for (String added : records.tail(ADDED_RULES, 1_000)) {
+        for (String added : rules.tail(ADDED_RULES, 1_000)) {
             if (!seen.add(added)) {
                 continue;
             }
@@ -164,7 +172,7 @@ public final class Approvals implements AutoCloseable {
             Rule rule = Rule.parse(alwaysRule(task));
             if (policy.get().rules().stream().noneMatch(r -> r.text().equals(rule.text()))) {
                 policy.updateAndGet(p -> p.with(rule));
-                records.append(ADDED_RULES, rule.text(), 1_000);
+                rules.append(ADDED_RULES, rule.text(), 1_000);
                 LOG.log(Level.INFO, "Approval rule added by {0}: {1}", by, rule.text());
             }
             added = " From now on: " + rule.text() + ".";
@@ -221,16 +229,7 @@ public final class Approvals implements AutoCloseable {
 
     /** The record of {@code taskId}'s approval: each ask, answer and expiry, oldest first. */
     public List<JsonNode> audit(String taskId) {
-        List<JsonNode> entries = new ArrayList<>();
-        for (String data : records.tail(AUDIT + taskId, 100)) {
-            try {
-                entries.add(json.readTree(data));
-            } catch (IOException e) {
-                LOG.log(Level.WARNING, "Left out a record of task {0}''s approval that cannot be read: {1}", taskId,
-                        e.getMessage());
-            }
-        }
-        return entries;
+        return new ArrayList<>(audits.tail(taskId, 100));
     }
 
     /**
@@ -337,7 +336,7 @@ public final class Approvals implements AutoCloseable {
     private void record(String taskId, ObjectNode entry) {
         entry.put("at", clock.instant().toString());
         try {
-            records.append(AUDIT + taskId, entry.toString(), 100);
+            audits.append(taskId, entry, 100);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "Could not keep the record of task " + taskId + "'s approval: " + entry, e);
         }

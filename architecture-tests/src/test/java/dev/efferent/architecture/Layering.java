@@ -15,7 +15,7 @@ import java.util.TreeMap;
 final class Layering {
     /** What third parties compile against: they may need the JDK and each other, nothing else. */
     static final Set<String> SPIS = Set.of("efferent.plugin.api", "efferent.tools.spi", "efferent.channel.spi",
-            "efferent.queue.spi", "efferent.model.spi");
+            "efferent.queue.spi", "efferent.store.spi", "efferent.model.spi");
     /** Assembly and {@code main} only. */
     static final Set<String> APPS = Set.of("efferent.brain", "efferent.worker", "efferent.chat");
     /** The settings every SPI shares: the JDK's base alone. */

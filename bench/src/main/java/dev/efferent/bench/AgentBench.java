@@ -13,7 +13,8 @@ import dev.efferent.conversations.ChatService;
 import dev.efferent.model.scripted.Received;
 import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.model.scripted.Step;
-import dev.efferent.queue.Records;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Store;
 
 import java.io.BufferedReader;
 import java.io.InputStream;
@@ -51,7 +52,7 @@ final class AgentBench {
             worker.registered.get(10, TimeUnit.SECONDS);
             Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
             Timed timed = new Timed(Models.providers().select("openai").open(key -> Optional.ofNullable(m.get(key))));
-            Records records = Records.inMemory();
+            Store records = Stores.inMemory();
             dev.efferent.approvals.Approvals approvals = new dev.efferent.approvals.Approvals(brain.router,
                     dev.efferent.approvals.ApprovalSettings.defaults(), records, Clock.systemUTC());
             Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), approvals, records,

@@ -1,12 +1,14 @@
 package dev.efferent.bench;
 
 import dev.efferent.brain.WorkerSocketFeature;
-import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.plugin.Settings;
+import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Store;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.websocket.WsRouting;
 import io.helidon.websocket.WsListener;
@@ -24,6 +26,8 @@ import java.util.Optional;
  */
 final class BenchBrain implements AutoCloseable {
     final TaskQueue queue;
+    /** Beside the queue, as in a brain: the same provider, in the same database. */
+    final Store store;
     final Router router;
     final WebServer server;
     /** The worker secret of this brain; {@link BenchWorker#connect(int, String, int)} uses it. */
@@ -32,8 +36,10 @@ final class BenchBrain implements AutoCloseable {
     BenchBrain(String provider, Map<String, String> queueSettings) {
         queue = Queues.providers().build().select(provider).open(
                 key -> Optional.ofNullable(queueSettings.get(key)), Clock.systemUTC());
+        store = Stores.providers().build().select(provider).open(key -> Optional.ofNullable(queueSettings.get(key)),
+                Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(15)),
-                queue, Optional.empty(), new ProtocolCodec(), Clock.systemUTC());
+                queue, store, Optional.empty(), new ProtocolCodec(), Clock.systemUTC());
         WsRouting.Builder sockets = WsRouting.builder().endpoint("/echo", Echo::new);
         WorkerSocketFeature.standalone(router, SECRET, new ProtocolCodec()).sockets(sockets);
         server = WebServer.builder().host("127.0.0.1").port(0)
@@ -50,6 +56,7 @@ final class BenchBrain implements AutoCloseable {
     public void close() {
         router.close();
         server.stop();
+        store.close();
         queue.close();
     }
 

@@ -11,6 +11,7 @@ import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
+import dev.efferent.plugin.Ids;
 import dev.efferent.queue.Task;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterListener;
@@ -254,7 +255,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             @Override
             public synchronized void stream(String appended) {
                 if (replyId == null) {
-                    replyId = dev.efferent.queue.spi.TaskIds.next();
+                    replyId = Ids.next();
                     text = new StringBuilder();
                 }
                 text.append(appended);

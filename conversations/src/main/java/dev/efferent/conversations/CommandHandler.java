@@ -19,6 +19,7 @@ import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.WorkerInfo;
+import dev.efferent.store.StoreException;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -143,6 +144,8 @@ public final class CommandHandler {
             return say(e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".");
         } catch (QueueException e) {
             return say("The task queue is unavailable right now: " + e.getMessage());
+        } catch (StoreException e) {
+            return say("What the brain keeps is unavailable right now: " + e.getMessage());
         }
     }
 

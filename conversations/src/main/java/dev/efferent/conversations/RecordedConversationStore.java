@@ -1,9 +1,11 @@
 package dev.efferent.conversations;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.efferent.queue.Records;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Instant;
@@ -13,23 +15,24 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Conversations kept in the queue's {@link Records}, so that they survive a restart wherever the tasks do: with
- * the PostgreSQL queue, in the same database. One record log per conversation, its last {@code perConversation}
- * messages kept, each as one JSON object.
+ * Conversations kept in the store's namespace {@code conversations}, so that they survive a restart wherever the
+ * tasks do: with the PostgreSQL store, in the queue's database. One log per conversation, named by its key, its last
+ * {@code perConversation} messages kept, each as one JSON object.
  */
 public final class RecordedConversationStore implements ConversationStore {
     private static final System.Logger LOG = System.getLogger(RecordedConversationStore.class.getName());
-    private static final String PREFIX = "conversation:";
+    /** The namespace of the conversations' logs, in the store. */
+    public static final Namespace<JsonNode> CONVERSATIONS = new Namespace<>("conversations", Stores.json());
 
-    private final Records records;
+    private final Space<JsonNode> records;
     private final int perConversation;
 
-    /** A store of the last {@code perConversation} messages of each conversation, in {@code records}. */
-    public RecordedConversationStore(Records records, int perConversation) {
+    /** A store of the last {@code perConversation} messages of each conversation, in {@code store}. */
+    public RecordedConversationStore(Store store, int perConversation) {
         if (perConversation < 1) {
             throw new IllegalArgumentException("a conversation keeps at least 1 message, got " + perConversation);
         }
-        this.records = records;
+        this.records = store.claim(CONVERSATIONS, "efferent.conversations");
         this.perConversation = perConversation;
     }
 
@@ -42,31 +45,30 @@ public final class RecordedConversationStore implements ConversationStore {
                 .put("ok", e.ok())
                 .put("at", e.at().toString());
         e.taskId().ifPresent(id -> json.put("taskId", id));
-        records.append(PREFIX + e.conversation(), json.toString(), perConversation);
+        records.append(e.conversation(), json, perConversation);
     }
 
     @Override
     public List<String> conversations(String prefix, int limit) {
-        return records.logs(PREFIX + prefix, limit).stream().map(log -> log.substring(PREFIX.length())).toList();
+        return records.logs(prefix, limit);
     }
 
     @Override
     public List<ConversationEntry> recent(String key, int limit) {
         List<ConversationEntry> entries = new ArrayList<>();
-        for (String data : records.tail(PREFIX + key, limit)) {
+        for (JsonNode data : records.tail(key, limit)) {
             read(key, data).ifPresent(entries::add);
         }
         return List.copyOf(entries);
     }
 
     /** A record this version cannot read (written by hand, or by a later one) is left out, not fatal. */
-    private static Optional<ConversationEntry> read(String key, String data) {
+    private static Optional<ConversationEntry> read(String key, JsonNode j) {
         try {
-            JsonNode j = CommandHandler.JSON.readTree(data);
             return Optional.of(new ConversationEntry(key, j.path("person").asBoolean(), j.path("kind").asText("text"),
                     j.path("text").asText(""), j.path("ok").asBoolean(true),
                     Optional.ofNullable(j.get("taskId")).map(JsonNode::asText), Instant.parse(j.path("at").asText())));
-        } catch (JsonProcessingException | DateTimeParseException e) {
+        } catch (DateTimeParseException e) {
             LOG.log(Level.WARNING, "Left out a message of " + key + " that cannot be read: " + e.getMessage());
             return Optional.empty();
         }

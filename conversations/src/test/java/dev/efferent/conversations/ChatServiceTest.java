@@ -12,11 +12,11 @@ import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.core.tools.LocalTools;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,7 +60,8 @@ class ChatServiceTest {
         Files.writeString(root.resolve("notes.txt"), "hello\n");
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
+                Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
         Assistant slow = (message, replies) -> {
             try {
@@ -107,7 +108,8 @@ class ChatServiceTest {
     void whatTheAssistantSendsGoesOutAtOnceAndCommandsAreAnsweredWhileItsTurnWaits() throws Exception {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
+                Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
         java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
         Assistant asking = (message, replies) -> {
@@ -198,7 +200,7 @@ class ChatServiceTest {
 
     /** The front door over the test's router, with the default approval policy (closed after the test). */
     private Gateway gateway() {
-        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
         return new Gateway(router, approvals);
     }
 }

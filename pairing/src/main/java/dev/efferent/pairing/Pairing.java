@@ -4,9 +4,11 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.efferent.pairing.PairingStore.Kind;
 import dev.efferent.queue.QueueException;
-import dev.efferent.queue.Records;
 import dev.efferent.router.Router;
+import dev.efferent.store.Store;
+import dev.efferent.store.StoreException;
 
 import java.lang.System.Logger.Level;
 import java.nio.charset.StandardCharsets;
@@ -51,10 +53,6 @@ public final class Pairing implements AutoCloseable {
     static final int MAX_TRIES_PER_ADDRESS = 10;
     /** Wrong tries a minute from all addresses together; more and this brain takes none for the rest of it. */
     static final int MAX_WRONG_PER_MINUTE = 60;
-    private static final String CODE_KEY = "pairing-code:";
-    private static final String TOKEN_KEY = "worker-token:";
-    /** When a token was last used, kept apart so that noting it never writes the token's own record back. */
-    private static final String SEEN_KEY = "worker-seen:";
     /** No 0/O, 1/I/L: a code read aloud or off a phone is typed right. */
     private static final String ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ";
     private static final Pattern NAME = Pattern.compile("[\\p{L}\\p{N}._-]{1,64}");
@@ -94,16 +92,26 @@ public final class Pairing implements AutoCloseable {
      * Pairing for a brain.
      *
      * @param router   the brain's router, to disconnect a revoked machine
-     * @param records  the queue's records, if its tasks outlive the process; else codes and tokens go to {@code file}
-     * @param file     where they are kept without records (mode 600)
+     * @param store    the brain's store: codes and tokens are kept there if it outlives the process, else in
+     *                 {@code file}
+     * @param file     where they are kept when the store is in memory (mode 600)
      * @param brainUrl the URL a new machine connects to, for the command printed with a code
      * @param clock    for expiry
      */
-    public static Pairing open(Router router, Optional<Records> records, Path file,
-                               java.util.function.Supplier<String> brainUrl, Clock clock) {
-        PairingStore store = records.<PairingStore>map(PairingStore.InRecords::new)
-                .orElseGet(() -> new PairingStore.InFile(file));
-        return new Pairing(router, store, brainUrl, clock);
+    public static Pairing open(Router router, Store store, Path file, java.util.function.Supplier<String> brainUrl,
+                               Clock clock) {
+        return store.durable() ? inStore(router, store, brainUrl, clock) : inFile(router, file, brainUrl, clock);
+    }
+
+    /** Pairing with codes and tokens in {@code store}, whether it outlives the process or not. */
+    public static Pairing inStore(Router router, Store store, java.util.function.Supplier<String> brainUrl,
+                                  Clock clock) {
+        return new Pairing(router, new PairingStore.InStore(store), brainUrl, clock);
+    }
+
+    /** Pairing with codes and tokens in {@code file} (mode 600). */
+    public static Pairing inFile(Router router, Path file, java.util.function.Supplier<String> brainUrl, Clock clock) {
+        return new Pairing(router, new PairingStore.InFile(file), brainUrl, clock);
     }
 
     /** A new one-time code, good for {@link #CODE_TTL}; {@code by} says who asked, for the log. */
@@ -116,7 +124,7 @@ public final class Pairing implements AutoCloseable {
         code.insert(5, '-');
         Instant expires = clock.instant().plus(CODE_TTL);
         ObjectNode entry = JSON.createObjectNode().put("expiresAt", expires.toString()).put("by", by);
-        store.put(CODE_KEY + hash(normalize(code.toString())), entry.toString());
+        store.put(Kind.CODE, hash(normalize(code.toString())), entry.toString());
         LOG.log(Level.INFO, "Pairing code made for {0}, valid until {1}", by, expires);
         return new PairingCode(code.toString(), expires, "bin/efferent worker --brain-url " + brainUrl.get() + " --pair "
                 + code);
@@ -156,10 +164,10 @@ public final class Pairing implements AutoCloseable {
             throw new PairingException(PairingException.Kind.TOO_MANY, "too many pairing codes tried in the last "
                     + "minute: wait a minute and try again");
         }
-        String key = CODE_KEY + hash(normalize(code == null ? "" : code));
-        Optional<Instant> expires = store.get(key).flatMap(Pairing::expiry);
+        String key = hash(normalize(code == null ? "" : code));
+        Optional<Instant> expires = store.get(Kind.CODE, key).flatMap(Pairing::expiry);
         if (expires.isEmpty() || !expires.get().isAfter(clock.instant())) {
-            store.get(key).ifPresent(stale -> store.remove(key));
+            store.get(Kind.CODE, key).ifPresent(stale -> store.remove(Kind.CODE, key));
             LOG.log(Level.WARNING, "Refused a pairing as {0} ({1}) from {2}: wrong, used or expired code", name,
                     workerId, from);
             throw new PairingException(PairingException.Kind.WRONG_CODE, "the pairing code is wrong, used or "
@@ -173,7 +181,7 @@ public final class Pairing implements AutoCloseable {
                     + "': start this one with another --name, or revoke the other first (/workers revoke " + name
                     + ")");
         }
-        if (!store.remove(key)) {
+        if (!store.remove(Kind.CODE, key)) {
             throw new PairingException(PairingException.Kind.WRONG_CODE, "the pairing code was just used by "
                     + "another machine: ask the brain for a new one (bin/efferent pair, or /pair in the chat)");
         }
@@ -186,7 +194,7 @@ public final class Pairing implements AutoCloseable {
         random.nextBytes(secret);
         String token = "efw_" + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         PairedWorker worker = new PairedWorker(workerId, name, clock.instant(), Optional.empty());
-        store.put(TOKEN_KEY + hash(token), write(worker));
+        store.put(Kind.TOKEN, hash(token), write(worker));
         refreshPaired();
         LOG.log(Level.INFO, "Worker {0} ({1}) paired from {2}", name, workerId, from);
         return new WorkerToken(worker, token);
@@ -220,9 +228,9 @@ public final class Pairing implements AutoCloseable {
         }
     }
 
-    private void forget(String tokenKey) {
-        store.remove(tokenKey);
-        store.remove(SEEN_KEY + tokenKey.substring(TOKEN_KEY.length()));
+    private void forget(String tokenHash) {
+        store.remove(Kind.TOKEN, tokenHash);
+        store.remove(Kind.SEEN, tokenHash);
     }
 
     /**
@@ -231,22 +239,21 @@ public final class Pairing implements AutoCloseable {
      */
     public Optional<PairedWorker> connecting(String token) {
         String hash = hash(token);
-        String key = TOKEN_KEY + hash;
-        Optional<PairedWorker> found = store.get(key).map(this::parse);
+        Optional<PairedWorker> found = store.get(Kind.TOKEN, hash).map(this::parse);
         found.ifPresent(w -> {
             try {
-                store.put(SEEN_KEY + hash, clock.instant().toString());
-            } catch (QueueException e) {
+                store.put(Kind.SEEN, hash, clock.instant().toString());
+            } catch (QueueException | StoreException e) {
                 LOG.log(Level.DEBUG, "Could not note when {0} connected: {1}", w.name(), e.getMessage());
             }
-            admitted.put(w.workerId(), key);
+            admitted.put(w.workerId(), hash);
         });
         return found;
     }
 
     /** The paired worker {@code token} belongs to, if it is one; nothing noted. */
     public Optional<PairedWorker> find(String token) {
-        return store.get(TOKEN_KEY + hash(token)).map(this::parse);
+        return store.get(Kind.TOKEN, hash(token)).map(this::parse);
     }
 
     /** The paired machines, by name. */
@@ -320,7 +327,7 @@ public final class Pairing implements AutoCloseable {
             // Kept whether online or not (one entry per paired machine): a machine that registers after its token
             // was revoked, in the seconds between its upgrade and its registration, is caught here too.
             admitted.forEach((id, key) -> {
-                if (store.get(key).isEmpty()) {
+                if (store.get(Kind.TOKEN, key).isEmpty()) {
                     admitted.remove(id, key);
                     router.disconnect(id, "worker token revoked");
                 }
@@ -338,11 +345,11 @@ public final class Pairing implements AutoCloseable {
 
     private Map<String, PairedWorker> tokens() {
         Map<String, PairedWorker> all = new java.util.LinkedHashMap<>();
-        Map<String, String> seen = store.values(SEEN_KEY);
-        store.values(TOKEN_KEY).forEach((k, v) -> {
+        Map<String, String> seen = store.values(Kind.SEEN);
+        store.values(Kind.TOKEN).forEach((k, v) -> {
             try {
                 PairedWorker w = parse(v);
-                Optional<Instant> last = Optional.ofNullable(seen.get(SEEN_KEY + k.substring(TOKEN_KEY.length())))
+                Optional<Instant> last = Optional.ofNullable(seen.get(k))
                         .map(Instant::parse);
                 all.put(k, new PairedWorker(w.workerId(), w.name(), w.pairedAt(), last));
             } catch (RuntimeException e) {
@@ -354,9 +361,9 @@ public final class Pairing implements AutoCloseable {
 
     private void pruneExpiredCodes() {
         Instant now = clock.instant();
-        store.values(CODE_KEY).forEach((k, v) -> {
+        store.values(Kind.CODE).forEach((k, v) -> {
             if (expiry(v).filter(t -> t.isAfter(now)).isEmpty()) {
-                store.remove(k);
+                store.remove(Kind.CODE, k);
             }
         });
     }

@@ -4,6 +4,7 @@ import dev.efferent.assistant.Extension;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.queue.QueueException;
+import dev.efferent.store.StoreException;
 import dev.efferent.router.Router;
 
 import java.util.HashMap;
@@ -36,7 +37,7 @@ public final class PairingCommands implements Extension {
                         : !pairing.handsEnabled() ? "This brain runs in single-machine mode: no machine can join it. "
                         + "Start it with --hands (hands.enabled: true) first."
                         : pairMessage(pairing.newCode("chat " + message.conversation().key()))));
-            } catch (QueueException e) {
+            } catch (QueueException | StoreException e) {
                 return Optional.of(say("The brain cannot keep a pairing code right now: " + e.getMessage()));
             }
         }
@@ -61,7 +62,7 @@ public final class PairingCommands implements Extension {
             };
         } catch (PairingException e) {
             return Optional.of(say(capitalize(e.getMessage()) + "."));
-        } catch (QueueException e) {
+        } catch (QueueException | StoreException e) {
             return Optional.of(say("The brain cannot reach the paired machines right now: " + e.getMessage()));
         }
     }

@@ -3,7 +3,10 @@ package dev.efferent.pairing;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.queue.QueueException;
-import dev.efferent.queue.Records;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -12,45 +15,73 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 
 /**
- * Where codes and tokens are kept: the queue's records when it has them (they live as long as the tasks, and every
- * brain over the same database sees them), else a file in the brain's state directory, readable only by its user:
- * a machine paired to a brain whose tasks are in memory must still get in after that brain restarts.
+ * Where codes and tokens are kept, each by its hash: the store when it is durable (they live as long as the tasks,
+ * and every brain over the same database sees them), else a file in the brain's state directory, readable only by
+ * its user: a machine paired to a brain whose tasks are in memory must still get in after that brain restarts.
  */
 sealed interface PairingStore {
-    Optional<String> get(String key);
+    /** What is kept: a namespace of the store each, and a key prefix each in the file (its format since 0.1). */
+    enum Kind {
+        CODE("pairing.codes", "pairing-code:"),
+        TOKEN("pairing.tokens", "worker-token:"),
+        /** When a token was last used, kept apart so that noting it never writes the token's own record back. */
+        SEEN("pairing.seen", "worker-seen:");
 
-    void put(String key, String value);
+        final String namespace;
+        final String filePrefix;
 
-    /** Forgets {@code key}; whether it was there (of two callers, one only gets true). */
-    boolean remove(String key);
+        Kind(String namespace, String filePrefix) {
+            this.namespace = namespace;
+            this.filePrefix = filePrefix;
+        }
+    }
 
-    Map<String, String> values(String prefix);
+    Optional<String> get(Kind kind, String hash);
 
-    /** The queue's records. */
-    record InRecords(Records records) implements PairingStore {
-        @Override
-        public Optional<String> get(String key) {
-            return records.get(key);
+    void put(Kind kind, String hash, String value);
+
+    /** Forgets {@code hash}; whether it was there (of two callers, one only gets true). */
+    boolean remove(Kind kind, String hash);
+
+    /** Every value of {@code kind}, by hash. */
+    Map<String, String> values(Kind kind);
+
+    /** The store's namespaces {@code pairing.codes}, {@code pairing.tokens} and {@code pairing.seen}. */
+    final class InStore implements PairingStore {
+        /** More than anyone pairs; a list past it is cut rather than read without end. */
+        private static final int MAX = 10_000;
+        private final Map<Kind, Space<String>> spaces = new EnumMap<>(Kind.class);
+
+        InStore(Store store) {
+            for (Kind kind : Kind.values()) {
+                spaces.put(kind, store.claim(new Namespace<>(kind.namespace, Codec.text()), "efferent.pairing"));
+            }
         }
 
         @Override
-        public void put(String key, String value) {
-            records.put(key, value);
+        public Optional<String> get(Kind kind, String hash) {
+            return spaces.get(kind).get(hash);
         }
 
         @Override
-        public boolean remove(String key) {
-            return records.remove(key);
+        public void put(Kind kind, String hash, String value) {
+            spaces.get(kind).put(hash, value);
         }
 
         @Override
-        public Map<String, String> values(String prefix) {
-            return records.values(prefix);
+        public boolean remove(Kind kind, String hash) {
+            return spaces.get(kind).remove(hash);
+        }
+
+        @Override
+        public Map<String, String> values(Kind kind) {
+            return spaces.get(kind).entries(MAX);
         }
     }
 
@@ -73,19 +104,19 @@ sealed interface PairingStore {
         }
 
         @Override
-        public synchronized Optional<String> get(String key) {
-            return Optional.ofNullable(entries.get(key));
+        public synchronized Optional<String> get(Kind kind, String hash) {
+            return Optional.ofNullable(entries.get(kind.filePrefix + hash));
         }
 
         @Override
-        public synchronized void put(String key, String value) {
-            entries.put(key, value);
+        public synchronized void put(Kind kind, String hash, String value) {
+            entries.put(kind.filePrefix + hash, value);
             write();
         }
 
         @Override
-        public synchronized boolean remove(String key) {
-            boolean was = entries.remove(key) != null;
+        public synchronized boolean remove(Kind kind, String hash) {
+            boolean was = entries.remove(kind.filePrefix + hash) != null;
             if (was) {
                 write();
             }
@@ -93,11 +124,11 @@ sealed interface PairingStore {
         }
 
         @Override
-        public synchronized Map<String, String> values(String prefix) {
+        public synchronized Map<String, String> values(Kind kind) {
             Map<String, String> found = new TreeMap<>();
             entries.forEach((k, v) -> {
-                if (k.startsWith(prefix)) {
-                    found.put(k, v);
+                if (k.startsWith(kind.filePrefix)) {
+                    found.put(k.substring(kind.filePrefix.length()), v);
                 }
             });
             return found;

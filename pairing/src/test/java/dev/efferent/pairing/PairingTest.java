@@ -7,15 +7,16 @@ import dev.efferent.core.config.ConfigLoader;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.WorkerRegister;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.contract.MutableClock;
 import dev.efferent.router.PairedIdentity;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
 import dev.efferent.router.WorkerConnection;
 import dev.efferent.router.WorkerLink;
+import dev.efferent.store.Store;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,9 +56,10 @@ class PairingTest {
     void start() {
         var config = ConfigLoader.load(Optional.empty(), Map.of(), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(true), queue, Optional.empty(), new ProtocolCodec(),
+        router = Router.start(RouterSettings.defaults().withHands(true), queue, Stores.inMemory(),
+                Optional.empty(), new ProtocolCodec(),
                 Clock.systemUTC());
-        pairing = Pairing.open(router, Optional.empty(), dir.resolve("paired-workers.json"), () -> URL, clock);
+        pairing = Pairing.inFile(router, dir.resolve("paired-workers.json"), () -> URL, clock);
         commands = new PairingCommands(pairing, router);
     }
 
@@ -145,7 +147,7 @@ class PairingTest {
 
         // Kept across a restart of a brain whose tasks are in memory.
         pairing.close();
-        pairing = Pairing.open(router, Optional.empty(), dir.resolve("paired-workers.json"), () -> URL, clock);
+        pairing = Pairing.inFile(router, dir.resolve("paired-workers.json"), () -> URL, clock);
         assertEquals("id-1", pairing.find(again.token()).orElseThrow().workerId());
         assertTrue(pairing.workers().stream().filter(w -> w.workerId().equals("id-1")).findFirst().orElseThrow()
                 .lastConnected().isEmpty(), "never connected with the new token");
@@ -166,9 +168,9 @@ class PairingTest {
 
     @Test
     void aRevocationByAnotherBrainEndsTheConnectionHere() {
-        Records shared = Records.inMemory();
-        Pairing here = Pairing.open(router, Optional.of(shared), dir.resolve("unused"), () -> URL, clock);
-        Pairing there = Pairing.open(router, Optional.of(shared), dir.resolve("unused"), () -> URL, clock);
+        Store shared = Stores.inMemory();
+        Pairing here = Pairing.inStore(router, shared, () -> URL, clock);
+        Pairing there = Pairing.inStore(router, shared, () -> URL, clock);
         try {
             WorkerToken t = there.exchange(there.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
             PairedWorker w = here.connecting(t.token()).orElseThrow();
@@ -180,7 +182,8 @@ class PairingTest {
             awaitOnline("laptop", true);
 
             // Revoked elsewhere: this brain's router is not told; its next check finds the token gone.
-            shared.remove(shared.values("worker-token:").keySet().iterator().next());
+            PairingStore kept = new PairingStore.InStore(shared);
+            kept.remove(PairingStore.Kind.TOKEN, kept.values(PairingStore.Kind.TOKEN).keySet().iterator().next());
             here.recheck();
             assertEquals("1008 worker token revoked", link.closed.join());
         } finally {

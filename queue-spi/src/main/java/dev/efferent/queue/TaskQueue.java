@@ -225,14 +225,6 @@ public interface TaskQueue extends AutoCloseable {
     default void subscribe(QueueEvents events) {
     }
 
-    /**
-     * The records kept beside the tasks, for a queue whose tasks outlive the process; empty for one that keeps
-     * them in memory (whoever needs records then keeps its own, for as long as the process runs).
-     */
-    default Optional<Records> records() {
-        return Optional.empty();
-    }
-
     /** Releases the queue's resources. */
     @Override
     void close();

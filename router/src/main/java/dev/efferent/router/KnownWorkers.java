@@ -7,26 +7,28 @@ import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerTools;
-import dev.efferent.queue.QueueException;
-import dev.efferent.queue.Records;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
+import dev.efferent.store.StoreException;
 
 import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 
 /**
- * The workers this brain has seen, kept in the queue's records (with PostgreSQL, in its database), so that after a
- * restart work can still be queued for a machine that has not reconnected yet. A queue without records keeps
- * nothing: its tasks are gone after a restart too. Router thread only.
+ * The workers this brain has seen, kept in the store's namespace {@code router.workers} (with PostgreSQL, in its
+ * database), so that after a restart work can still be queued for a machine that has not reconnected yet. A store in
+ * memory keeps them until the process ends: its tasks are gone after a restart too. Router thread only.
  */
 final class KnownWorkers {
     private static final System.Logger LOG = System.getLogger(KnownWorkers.class.getName());
-    private static final String PREFIX = "worker:";
+    /** More workers than anyone pairs; a list past it is cut rather than read without end. */
+    private static final int MAX = 10_000;
 
-    private final Optional<Records> records;
+    private final Space<JsonNode> records;
     private final ProtocolCodec codec;
     private final ObjectMapper json;
 
@@ -34,15 +36,15 @@ final class KnownWorkers {
     record Remembered(WorkerInfo info, List<ToolDescriptor> tools) {
     }
 
-    KnownWorkers(Optional<Records> records, ProtocolCodec codec, ObjectMapper json) {
-        this.records = records;
+    KnownWorkers(Store store, ProtocolCodec codec, ObjectMapper json) {
+        this.records = store.claim(new Namespace<>("router.workers", Stores.json()), "efferent.router");
         this.codec = codec;
         this.json = json;
     }
 
     /** Keeps {@code info} and its tools; a store that cannot be reached is logged, never in the way. */
     void remember(WorkerInfo info, List<ToolDescriptor> tools) {
-        if (records.isEmpty() || info.local()) {
+        if (info.local()) {
             return;
         }
         ObjectNode node = json.createObjectNode();
@@ -54,40 +56,33 @@ final class KnownWorkers {
         node.put("lastSeen", info.lastHeartbeat().toString());
         node.put("tools", codec.encode(new WorkerTools(tools)));
         try {
-            records.get().put(PREFIX + info.id(), node.toString());
-        } catch (QueueException e) {
-            LOG.log(Level.WARNING, "Could not keep worker {0} in the queue''s records: {1}", info.name(),
+            records.put(info.id(), node);
+        } catch (StoreException e) {
+            LOG.log(Level.WARNING, "Could not keep worker {0} in the store: {1}", info.name(),
                     e.getMessage());
         }
     }
 
     void forget(String id) {
-        if (records.isEmpty()) {
-            return;
-        }
         try {
-            records.get().remove(PREFIX + id);
-        } catch (QueueException e) {
-            LOG.log(Level.WARNING, "Could not forget worker {0} in the queue''s records: {1}", id, e.getMessage());
+            records.remove(id);
+        } catch (StoreException e) {
+            LOG.log(Level.WARNING, "Could not forget worker {0} in the store: {1}", id, e.getMessage());
         }
     }
 
     /** Every worker remembered, offline; one that cannot be read back is skipped and said. */
     List<Remembered> load() {
         List<Remembered> all = new ArrayList<>();
-        if (records.isEmpty()) {
-            return all;
-        }
-        Map<String, String> values;
+        Map<String, JsonNode> values;
         try {
-            values = records.get().values(PREFIX);
-        } catch (QueueException e) {
-            LOG.log(Level.WARNING, "Could not read the workers kept in the queue''s records: {0}", e.getMessage());
+            values = records.entries(MAX);
+        } catch (StoreException e) {
+            LOG.log(Level.WARNING, "Could not read the workers kept in the store: {0}", e.getMessage());
             return all;
         }
-        values.forEach((key, value) -> {
+        values.forEach((key, node) -> {
             try {
-                JsonNode node = json.readTree(value);
                 Message tools = codec.decode(node.path("tools").asText());
                 if (!(tools instanceof WorkerTools list)) {
                     throw new IllegalArgumentException("its tools are a " + tools.type());
@@ -99,7 +94,7 @@ final class KnownWorkers {
                         Instant.parse(node.path("lastSeen").asText()), Instant.parse(node.path("lastSeen").asText()),
                         0, node.path("maxConcurrency").asInt(1), 0,
                         list.capabilities().stream().map(ToolDescriptor::name).toList()), list.capabilities()));
-            } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            } catch (RuntimeException e) {
                 LOG.log(Level.WARNING, "Skipping the worker kept as {0}: {1}", key, e.getMessage());
             }
         });

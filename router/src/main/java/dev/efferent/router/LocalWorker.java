@@ -8,7 +8,7 @@ import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.WorkerTools;
-import dev.efferent.queue.spi.TaskIds;
+import dev.efferent.plugin.Ids;
 import dev.efferent.tools.spi.Placement;
 
 import java.net.InetAddress;
@@ -38,7 +38,7 @@ final class LocalWorker {
         link.attach(TaskRunner.inProcess(executor, settings.localConcurrency(), connection::receive,
                 entry -> state.localEntries.get(entry.name()) == entry));
         // Several brains may share one queue: each one's in-process worker needs its own id (lease owner).
-        String id = Router.LOCAL_WORKER + "-" + TaskIds.next();
+        String id = Router.LOCAL_WORKER + "-" + Ids.next();
         // A toolkit here changed its tools (an MCP server restarted): the in-process worker says so, as a worker
         // would. Asked before the tools are read, so no change is missed; what it posts comes after the register.
         executor.catalog().onChange(() -> post.test(() -> connection.receive(new WorkerTools(tools(executor)))));

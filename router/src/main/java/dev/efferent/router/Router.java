@@ -11,6 +11,7 @@ import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -55,12 +56,12 @@ public final class Router implements AutoCloseable {
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
-    private Router(RouterSettings settings, TaskQueue queue, ProtocolCodec codec, Clock clock) {
+    private Router(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec, Clock clock) {
         this.settings = settings;
         this.queue = queue;
         this.codec = codec;
         this.clock = clock;
-        this.state = new RouterState(new KnownWorkers(queue.records(), codec, JSON));
+        this.state = new RouterState(new KnownWorkers(store, codec, JSON));
         this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view),
                 () -> state.toolsVersion != view.toolsVersion());
         this.dispatch = new Dispatch(settings, queue, clock, state, loop::schedule);
@@ -86,14 +87,15 @@ public final class Router implements AutoCloseable {
      *
      * @param settings how it behaves
      * @param queue    the task queue
+     * @param store    where the workers seen are remembered (namespace {@code router.workers})
      * @param local    the brain's own tools; their in-process worker runs all of them in single-machine mode,
      *                 and the CLOUD ones with hands enabled
      * @param codec    decodes worker frames
      * @param clock    the clock for heartbeats, deadlines and waits
      */
-    public static Router start(RouterSettings settings, TaskQueue queue, Optional<LocalToolExecutor> local,
-                               ProtocolCodec codec, Clock clock) {
-        Router router = new Router(settings, queue, codec, clock);
+    public static Router start(RouterSettings settings, TaskQueue queue, Store store,
+                               Optional<LocalToolExecutor> local, ProtocolCodec codec, Clock clock) {
+        Router router = new Router(settings, queue, store, codec, clock);
         // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
         router.registration.rememberWorkers();
         local.ifPresent(router::startLocalWorker);

@@ -2,11 +2,11 @@ package dev.efferent.router;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.LocalToolExecutor;
+import dev.efferent.plugin.Settings;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.plugin.Settings;
 import org.junit.jupiter.api.AfterEach;
 
 import java.time.Clock;
@@ -29,7 +29,7 @@ abstract class RouterFixture {
         if (queue == null) {
             openQueue();
         }
-        router = Router.start(settings, queue, local, new ProtocolCodec(), Clock.systemUTC());
+        router = Router.start(settings, queue, Stores.inMemory(), local, new ProtocolCodec(), Clock.systemUTC());
         return router;
     }
 

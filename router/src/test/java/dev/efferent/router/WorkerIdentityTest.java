@@ -39,7 +39,8 @@ class WorkerIdentityTest extends RouterFixture {
 
     /** A second router over the same queue: another brain, which knows the tasks only from the queue. */
     private Router anotherBrain() {
-        return Router.start(router.settings(), queue, Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
+        return Router.start(router.settings(), queue, Stores.inMemory(),
+                Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
                 java.time.Clock.systemUTC());
     }
 

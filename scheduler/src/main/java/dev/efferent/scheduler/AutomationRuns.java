@@ -9,10 +9,13 @@ import dev.efferent.assistant.Calls;
 import dev.efferent.calls.Outcome;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.queue.Records;
+import dev.efferent.plugin.Ids;
 import dev.efferent.queue.Task;
-import dev.efferent.queue.spi.TaskIds;
 import dev.efferent.router.Router;
+import dev.efferent.store.Codec;
+import dev.efferent.store.Namespace;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 import dev.efferent.tools.spi.Content;
 import dev.efferent.tools.spi.ToolResult;
 
@@ -24,13 +27,14 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * Automations being replayed: each step a task, one after the other, on one machine. A run is kept in records
+ * Automations being replayed: each step a task, one after the other, on one machine. A run is kept in the store
  * (with PostgreSQL, in the database) with the step it is at and that step's task, so a step held for a yes, or a
  * brain restart, only pauses it: it goes on from where it stopped when the task finishes.
  */
 final class AutomationRuns implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(AutomationRuns.class.getName());
-    private static final String PREFIX = "automation:run:";
+    /** More runs than go on at once; a list past it is cut rather than read without end. */
+    private static final int MAX = 10_000;
     /** Longest output of the last step shown when a run ends. */
     private static final int SHOWN = 1500;
 
@@ -40,7 +44,8 @@ final class AutomationRuns implements AutoCloseable {
     }
 
     private final Router router;
-    private final Records records;
+    /** The runs, by id, as text: compare-and-set moves a run on from the text that was read. */
+    private final Space<String> records;
     private final ObjectMapper json;
     /** Runs advance here, one step at a time: never on the router's thread, which completes the tasks. */
     private final ExecutorService steps = Executors.newSingleThreadExecutor(
@@ -49,9 +54,9 @@ final class AutomationRuns implements AutoCloseable {
     private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private volatile Calls calls;
 
-    AutomationRuns(Router router, Records records, ObjectMapper json) {
+    AutomationRuns(Router router, Store store, ObjectMapper json) {
         this.router = router;
-        this.records = records;
+        this.records = store.claim(new Namespace<>("scheduler.automation-runs", Codec.text()), AutomationStore.OWNER);
         this.json = json;
     }
 
@@ -59,7 +64,7 @@ final class AutomationRuns implements AutoCloseable {
     void start(AssistantHost host, Calls calls) {
         this.host = host;
         this.calls = calls;
-        records.values(PREFIX).forEach((key, data) -> read(key, data).ifPresent(run -> {
+        records.entries(MAX).forEach((key, data) -> read(key, data).ifPresent(run -> {
             LOG.log(Level.INFO, "Automation run {0} ({1}) goes on at step {2}", run.id(), run.automation().name(),
                     run.step() + 1);
             if (run.task().isPresent()) {
@@ -73,10 +78,10 @@ final class AutomationRuns implements AutoCloseable {
     /** Starts replaying {@code a} in {@code conversation}; what to tell whoever asked. */
     String run(Conversation conversation, Automation a, Map<String, String> values, Optional<String> worker) {
         // 60 random bits: a run id is part of its steps' idempotency keys, which must never meet an old run's.
-        Run run = new Run("r-" + TaskIds.next(), a, Map.copyOf(values), conversation.key(), worker, 0,
+        Run run = new Run("r-" + Ids.next(), a, Map.copyOf(values), conversation.key(), worker, 0,
                 Optional.empty());
         String data = write(run);
-        records.put(PREFIX + run.id(), data);
+        records.put(run.id(), data);
         LOG.log(Level.INFO, "Automation {0} runs ({1}) in {2}", a.name(), run.id(), conversation.key());
         steps.execute(() -> advance(run, data));
         return "Started automation " + a.name() + " (run " + run.id() + "): " + steps(a) + ", one after the other; "
@@ -106,7 +111,7 @@ final class AutomationRuns implements AutoCloseable {
                     Run waiting = new Run(run.id(), a, run.values(), run.conversation(), run.worker(), run.step(),
                             Optional.of(s.task().id()));
                     // Another brain that got there first has the same task (its key) and goes on with it.
-                    if (records.replace(PREFIX + run.id(), data, write(waiting))) {
+                    if (records.compareAndSet(run.id(), data, write(waiting))) {
                         watch(waiting);
                     }
                 }
@@ -119,14 +124,14 @@ final class AutomationRuns implements AutoCloseable {
 
     /** Stops run {@code id}: no further step starts, and the current one is cancelled. Whether it was going on. */
     boolean stop(String id) {
-        Optional<Run> run = records.get(PREFIX + id).flatMap(d -> read(PREFIX + id, d));
+        Optional<Run> run = records.get(id).flatMap(d -> read(id, d));
         return run.isPresent() && stop(run.get());
     }
 
     /** Stops every run of {@code conversation}; how many. */
     int stopAll(Conversation conversation) {
         int stopped = 0;
-        for (Map.Entry<String, String> e : records.values(PREFIX).entrySet()) {
+        for (Map.Entry<String, String> e : records.entries(MAX).entrySet()) {
             Optional<Run> run = read(e.getKey(), e.getValue());
             if (run.isPresent() && run.get().conversation().equals(conversation.key()) && stop(run.get())) {
                 stopped++;
@@ -137,7 +142,7 @@ final class AutomationRuns implements AutoCloseable {
 
     private boolean stop(Run run) {
         // Gone from the records first: the step's end, when it comes, finds no run to go on with.
-        if (!records.remove(PREFIX + run.id())) {
+        if (!records.remove(run.id())) {
             return false;
         }
         run.task().ifPresent(t -> {
@@ -157,8 +162,8 @@ final class AutomationRuns implements AutoCloseable {
 
     /** The current step's task of run {@code id} finished: the next step, or the end. */
     private void stepDone(String id) {
-        Optional<String> data = records.get(PREFIX + id);
-        Optional<Run> found = data.flatMap(d -> read(PREFIX + id, d));
+        Optional<String> data = records.get(id);
+        Optional<Run> found = data.flatMap(d -> read(id, d));
         if (found.isEmpty() || found.get().task().isEmpty()) {
             return;
         }
@@ -187,7 +192,7 @@ final class AutomationRuns implements AutoCloseable {
         Run next = new Run(run.id(), run.automation(), run.values(), run.conversation(), worker, run.step() + 1,
                 Optional.empty());
         String nextData = write(next);
-        if (!records.replace(PREFIX + id, data.get(), nextData)) {
+        if (!records.compareAndSet(id, data.get(), nextData)) {
             return;
         }
         if (next.step() >= run.automation().steps().size()) {
@@ -206,7 +211,7 @@ final class AutomationRuns implements AutoCloseable {
 
     /** The run is over: forgotten, and said in its conversation. */
     private void end(Run run, String said) {
-        if (!records.remove(PREFIX + run.id())) {
+        if (!records.remove(run.id())) {
             return;
         }
         LOG.log(Level.INFO, said);

@@ -14,10 +14,10 @@ import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -34,13 +34,11 @@ import java.util.Optional;
 /**
  * Automations: tool calls recorded in a conversation ({@code /record start} … {@code /record stop}, or
  * {@code save_automation} from the assistant over its last calls), saved with variables in place of the values
- * marked, and replayed as a tool, {@code automation_<name>}, that the assistant or {@code /run} calls. Kept in
- * records, like schedules.
+ * marked, and replayed as a tool, {@code automation_<name>}, that the assistant or {@code /run} calls. The chat
+ * face: what is saved is kept in an {@link AutomationStore}, the runs in {@link AutomationRuns}.
  */
 public final class Automations implements Extension, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Automations.class.getName());
-    private static final String PREFIX = "automation:def:";
-    private static final String RECORDING = "automation:recording:";
     static final String SAVE = "save_automation";
     /** Recorded calls are looked for among this many of the newest finished tasks. */
     private static final int LOOK_BACK = 1000;
@@ -64,24 +62,23 @@ public final class Automations implements Extension, AutoCloseable {
                     + "steps; remove it; make a step wait for your yes, or not; stop a run");
 
     private final Router router;
-    private final Records records;
+    private final AutomationStore saved;
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
     private final AutomationRuns runs;
-    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * Automations.
      *
      * @param router   whose finished tasks are recorded
-     * @param records  where automations and their runs are kept: the queue's, or in memory
+     * @param store    where automations, recordings and runs are kept
      * @param clock    what time it is
      */
-    public Automations(Router router, Records records, Clock clock) {
+    public Automations(Router router, Store store, Clock clock) {
         this.router = router;
-        this.records = records;
+        this.saved = new AutomationStore(store, json);
         this.clock = clock;
-        this.runs = new AutomationRuns(router, records, json);
+        this.runs = new AutomationRuns(router, store, json);
     }
 
     @Override
@@ -91,15 +88,12 @@ public final class Automations implements Extension, AutoCloseable {
 
     /** The automations saved, by name. */
     public List<Automation> list() {
-        List<Automation> all = new ArrayList<>();
-        records.values(PREFIX).forEach((key, data) -> read(key, data).ifPresent(all::add));
-        all.sort(Comparator.comparing(Automation::name));
-        return all;
+        return saved.list();
     }
 
     /** The automation {@code name}, if saved. */
     public Optional<Automation> get(String name) {
-        return records.get(PREFIX + name).flatMap(data -> read(PREFIX + name, data));
+        return saved.get(name);
     }
 
     @Override
@@ -174,7 +168,7 @@ public final class Automations implements Extension, AutoCloseable {
     }
 
     private String record(Conversation c, String[] words) {
-        String key = RECORDING + c.key();
+        String key = c.key();
         String what = words.length > 1 ? words[1].toLowerCase(Locale.ROOT) : "";
         switch (what) {
             case "start" -> {
@@ -186,13 +180,13 @@ public final class Automations implements Extension, AutoCloseable {
                     throw new IllegalArgumentException("an automation named " + name + " exists; choose another name or "
                             + "/automation delete " + name + " first");
                 }
-                records.put(key, json.createObjectNode().put("name", name).put("since", clock.instant().toString())
-                        .toString());
+                saved.startRecording(key, json.createObjectNode().put("name", name).put("since",
+                        clock.instant().toString()));
                 return "Recording " + name + ": the tool calls made here from now on, yours and the assistant's, are "
                         + "kept. /record stop [variable=value …] saves them; each value marked becomes a variable.";
             }
             case "stop" -> {
-                Optional<String> recording = records.get(key);
+                Optional<JsonNode> recording = saved.recording(key);
                 if (recording.isEmpty()) {
                     throw new IllegalArgumentException("nothing is being recorded here; /record start <name> starts");
                 }
@@ -205,12 +199,7 @@ public final class Automations implements Extension, AutoCloseable {
                     }
                     literals.put(words[i].substring(0, eq), words[i].substring(eq + 1));
                 }
-                JsonNode r;
-                try {
-                    r = json.readTree(recording.get());
-                } catch (JsonProcessingException e) {
-                    throw new IllegalStateException("the recording of " + c.key() + " cannot be read", e);
-                }
+                JsonNode r = recording.get();
                 Instant since = Instant.parse(r.path("since").asText());
                 List<Task> calls = calls(c, since);
                 if (calls.isEmpty()) {
@@ -218,7 +207,7 @@ public final class Automations implements Extension, AutoCloseable {
                             + "then /record stop.";
                 }
                 Automation a = save(r.path("name").asText(), "", Optional.empty(), calls, literals, List.of());
-                records.remove(key);
+                saved.stopRecording(key);
                 return "Saved " + a.name() + " as the tool " + a.toolName() + describeVariables(a) + ":\n"
                         + a.describeSteps();
             }
@@ -241,7 +230,7 @@ public final class Automations implements Extension, AutoCloseable {
             case "show" -> a.name() + " (the tool " + a.toolName() + describeVariables(a) + ")"
                     + a.url().map(u -> ", for " + u).orElse("") + ":\n" + a.describeSteps();
             case "delete" -> {
-                records.remove(PREFIX + a.name());
+                saved.delete(a.name());
                 yield "Deleted " + a.name() + ".";
             }
             case "ask", "unask" -> {
@@ -255,7 +244,7 @@ public final class Automations implements Extension, AutoCloseable {
                 Automation.Step s = steps.get(step - 1);
                 steps.set(step - 1, new Automation.Step(s.tool(), s.params(), ask));
                 Automation changed = new Automation(a.name(), a.description(), a.url(), steps, a.created());
-                records.put(PREFIX + a.name(), changed.write(json));
+                saved.save(changed);
                 yield "Step " + step + " of " + a.name() + (ask ? " now waits for your yes each time (approval: "
                         + "required)." : " runs as the approval policy says again.");
             }
@@ -324,7 +313,7 @@ public final class Automations implements Extension, AutoCloseable {
             throw new IllegalArgumentException("the value of " + String.join(", ", unused) + " appears in none of the "
                     + steps.size() + " calls");
         }
-        records.put(PREFIX + name, a.write(json));
+        saved.save(a);
         LOG.log(Level.INFO, "Automation {0} saved: {1} steps, variables {2}", name, steps.size(), a.variables());
         return a;
     }
@@ -391,19 +380,6 @@ public final class Automations implements Extension, AutoCloseable {
 
     private static String describeVariables(Automation a) {
         return a.variables().isEmpty() ? "" : ", variables " + String.join(", ", a.variables());
-    }
-
-    private Optional<Automation> read(String key, String data) {
-        try {
-            return Optional.of(Automation.read(json.readTree(data)));
-        } catch (JsonProcessingException | RuntimeException e) {
-            // Left as it is (a newer brain over the same database may know its form), and said once.
-            if (unreadable.add(key)) {
-                LOG.log(Level.WARNING, "Automation " + key + " cannot be read by this brain and is left alone: "
-                        + e.getMessage());
-            }
-            return Optional.empty();
-        }
     }
 
     private static Optional<List<OutgoingMessage>> say(String text) {

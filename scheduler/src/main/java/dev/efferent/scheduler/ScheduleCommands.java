@@ -3,6 +3,8 @@ package dev.efferent.scheduler;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.assistant.AssistantHost;
+import dev.efferent.assistant.Extension;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
@@ -17,9 +19,12 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** The scheduler in a conversation: {@code /remind}, {@code /every}, {@code /schedules}, {@code /unschedule}, and
- * the tools the model may call for the same. */
-final class ScheduleCommands {
+/**
+ * The scheduler's chat face: {@code /remind}, {@code /every}, {@code /schedules}, {@code /unschedule}, and the tools the
+ * model may call for the same. The {@link Extension} the brain gives the assistant; the {@link Scheduler} fires, its
+ * {@link ScheduleStore} keeps.
+ */
+public final class ScheduleCommands implements Extension {
     static final List<String> HELP = List.of(
             "/remind <10m | at 09:00 | at 2026-12-01T09:00> <text> — post the text here then",
             "/every <1h | \"0 9 * * mon-fri\"> <command or prompt> — run it again and again, e.g. /every 1h /shell make test",
@@ -58,19 +63,32 @@ final class ScheduleCommands {
     private final Schedules schedules;
     private final ObjectMapper json;
 
-    ScheduleCommands(Scheduler scheduler, Schedules schedules, ObjectMapper json, ZoneId zone, Clock clock) {
+    /** The chat face of {@code scheduler}. */
+    public ScheduleCommands(Scheduler scheduler) {
         this.scheduler = scheduler;
-        this.schedules = schedules;
-        this.json = json;
-        this.zone = zone;
-        this.clock = clock;
+        this.schedules = scheduler.schedules();
+        this.json = scheduler.json();
+        this.zone = scheduler.settings().zone();
+        this.clock = scheduler.clock();
     }
 
-    List<ModelTool> tools() {
+    @Override
+    public void start(AssistantHost host) {
+        scheduler.start(host);
+    }
+
+    @Override
+    public List<ModelTool> tools(Conversation conversation) {
         return TOOLS;
     }
 
-    Optional<List<OutgoingMessage>> command(IncomingMessage message) {
+    @Override
+    public List<String> help() {
+        return HELP;
+    }
+
+    @Override
+    public Optional<List<OutgoingMessage>> command(IncomingMessage message) {
         String text = message.text().strip();
         int space = text.indexOf(' ');
         String command = (space < 0 ? text : text.substring(0, space)).toLowerCase(Locale.ROOT);
@@ -90,7 +108,8 @@ final class ScheduleCommands {
         }
     }
 
-    String call(Conversation conversation, ToolCall call) {
+    @Override
+    public String call(Conversation conversation, ToolCall call) {
         JsonNode args;
         try {
             args = json.readTree(call.arguments());
@@ -102,7 +121,7 @@ final class ScheduleCommands {
                 case SCHEDULE -> {
                     Schedule s = scheduler.create(conversation.key(),
                             schedules.request(args, zone, clock.instant(), false));
-                    yield "Scheduled " + s.id() + ": " + describe(s);
+                    yield "Scheduled " + s.id() + ": " + scheduler.describe(s);
                 }
                 case UNSCHEDULE -> unschedule(conversation.key(), args.path("id").asText(""), false);
                 case LIST -> list(conversation.key());
@@ -161,7 +180,7 @@ final class ScheduleCommands {
         }
         Schedule s = scheduler.create(conversation, new Schedules.Request(when, Schedules.action(what),
                 Optional.empty(), Optional.empty(), Optional.empty()));
-        return "Scheduled " + s.id() + ": " + describe(s) + ". /unschedule " + s.id() + " stops it.";
+        return "Scheduled " + s.id() + ": " + scheduler.describe(s) + ". /unschedule " + s.id() + " stops it.";
     }
 
     private String list(String conversation) {
@@ -169,8 +188,8 @@ final class ScheduleCommands {
         if (here.isEmpty()) {
             return "Nothing is scheduled here. /remind 10m <text> or /every 1h <command or prompt> sets something.";
         }
-        return here.stream().map(s -> s.id() + "  " + describe(s)).collect(Collectors.joining("\n", "Schedules:\n",
-                ""));
+        return here.stream().map(s -> s.id() + "  " + scheduler.describe(s))
+                .collect(Collectors.joining("\n", "Schedules:\n", ""));
     }
 
     private String unschedule(String conversation, String id, boolean anywhere) {
@@ -186,12 +205,6 @@ final class ScheduleCommands {
         }
         return scheduler.delete(wanted) ? "Removed schedule " + wanted + " (" + s.get().action().describe() + ")."
                 : "Schedule " + wanted + " has just ended.";
-    }
-
-    String describe(Schedule s) {
-        return s.when().describe(zone) + ", " + s.action().describe() + s.next()
-                .filter(n -> !(s.when() instanceof When.Once)).map(n -> "; next " + Schedules.show(n, zone)).orElse("") + (s.runs() > 0 ? " (" + s.runs() + " run" + (s.runs() == 1 ? ""
-                : "s") + " so far)" : "") + s.maxRuns().map(m -> ", at most " + m + " runs").orElse("");
     }
 
     /** {@code text} without its first {@code words} words. */

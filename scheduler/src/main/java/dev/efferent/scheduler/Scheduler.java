@@ -5,25 +5,22 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.assistant.AssistantHost;
-import dev.efferent.assistant.Extension;
 import dev.efferent.calls.Gateway;
 import dev.efferent.calls.Origin;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.IncomingMessage;
 import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.DurationText;
-import dev.efferent.model.spi.ModelTool;
-import dev.efferent.model.spi.ToolCall;
-import dev.efferent.queue.Records;
-import dev.efferent.queue.spi.TaskIds;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.TaskRequest;
+import dev.efferent.store.Store;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -36,15 +33,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Schedules and reminders: each fires a reminder, a prompt for the assistant, or a tool call, once, at an interval
- * or by cron, in the conversation it belongs to. Schedules are kept in records (with PostgreSQL, in the database),
+ * or by cron, in the conversation it belongs to. Schedules are kept in the store (with PostgreSQL, in the database),
  * so they outlive the brain; several brains over one database fire each time once: the brain that moves a
  * schedule's next fire time on (a compare-and-set on its record) is the one that fires, and a tool call is also a
  * task whose idempotency key is the schedule's id and fire time. Fires that fell while no brain was running follow
  * the schedule's {@link Schedule.Missed} policy.
  */
-public final class Scheduler implements Extension, AutoCloseable {
+public final class Scheduler implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Scheduler.class.getName());
-    static final String PREFIX = "schedule:";
     /** The shortest interval: anything faster is a loop, not a schedule. */
     static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
     /** The shortest interval of a prompt, which costs a model turn each time. */
@@ -52,19 +48,16 @@ public final class Scheduler implements Extension, AutoCloseable {
 
     private final Gateway gateway;
     private final Router router;
-    private final Records records;
+    private final ScheduleStore kept;
     private final SchedulerSettings settings;
     private final Clock clock;
     private final ObjectMapper json;
     private final Schedules schedules;
-    private final ScheduleCommands commands;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
             Thread.ofPlatform().name("efferent-scheduler").daemon().factory());
     /** The next pass; touched on the timer's thread only. */
     private ScheduledFuture<?> planned;
     private volatile AssistantHost host;
-    /** Schedules this brain cannot read, already said so. */
-    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
     /** Whether the timer runs the passes (tests without it call {@link #runDue} themselves). */
     private volatile boolean timed;
 
@@ -72,22 +65,21 @@ public final class Scheduler implements Extension, AutoCloseable {
      * A scheduler.
      *
      * @param router   runs the tool calls schedules fire
-     * @param records  where schedules are kept: the queue's, or in memory
+     * @param store    where schedules are kept (namespace {@code scheduler.schedules})
      * @param settings the time zone and limits
      * @param clock    what time it is
      */
-    public Scheduler(Gateway gateway, Records records, SchedulerSettings settings, Clock clock) {
+    public Scheduler(Gateway gateway, Store store, SchedulerSettings settings, Clock clock) {
         this.gateway = gateway;
         this.router = gateway.router();
-        this.records = records;
         this.settings = settings;
         this.clock = clock;
         this.json = new ObjectMapper();
         this.schedules = new Schedules(json);
-        this.commands = new ScheduleCommands(this, schedules, json, settings.zone(), clock);
+        this.kept = new ScheduleStore(store, schedules);
     }
 
-    @Override
+    /** Starts firing: reminders and prompts reach conversations through {@code host}. Its chat face calls it. */
     public void start(AssistantHost host) {
         attach(host);
         timed = true;
@@ -97,6 +89,29 @@ public final class Scheduler implements Extension, AutoCloseable {
     /** Lets fires reach conversations through {@code host}, without the timer (tests drive {@link #runDue}). */
     void attach(AssistantHost host) {
         this.host = host;
+    }
+
+    /** How schedules are written and read, for the chat face. */
+    Schedules schedules() {
+        return schedules;
+    }
+
+    ObjectMapper json() {
+        return json;
+    }
+
+    Clock clock() {
+        return clock;
+    }
+
+    /** One line for people: when, what, the next fire and the runs so far. */
+    String describe(Schedule s) {
+        ZoneId zone = settings.zone();
+        return s.when().describe(zone) + ", " + s.action().describe()
+                + s.next().filter(n -> !(s.when() instanceof When.Once)).map(n -> "; next " + Schedules.show(n, zone))
+                .orElse("")
+                + (s.runs() > 0 ? " (" + s.runs() + " run" + (s.runs() == 1 ? "" : "s") + " so far)" : "")
+                + s.maxRuns().map(m -> ", at most " + m + " runs").orElse("");
     }
 
     /** The settings in use. */
@@ -143,9 +158,9 @@ public final class Scheduler implements Extension, AutoCloseable {
             throw new IllegalArgumentException("it would never fire" + r.until().map(u -> ": its first time is after "
                     + "'until' (" + Schedules.show(u, settings.zone()) + ")").orElse(""));
         }
-        Schedule s = new Schedule(newId(), conversation, r.when(), r.action(),
+        Schedule s = new Schedule(kept.newId(), conversation, r.when(), r.action(),
                 r.missed().orElse(Schedule.Missed.RUN_ONCE), r.maxRuns(), r.until(), 0, first, now, List.of());
-        records.put(PREFIX + s.id(), schedules.write(s));
+        kept.add(s);
         LOG.log(Level.INFO, "Schedule {0} in {1}: {2}, {3}; first at {4}", s.id(), conversation,
                 s.when().describe(settings.zone()), s.action().describe(), first.get());
         wake();
@@ -160,7 +175,7 @@ public final class Scheduler implements Extension, AutoCloseable {
     public ObjectNode toJson(Schedule s) {
         try {
             ObjectNode o = (ObjectNode) json.readTree(schedules.write(s));
-            return o.put("description", commands.describe(s));
+            return o.put("description", describe(s));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("a schedule written as JSON cannot be read back", e);
         }
@@ -169,8 +184,8 @@ public final class Scheduler implements Extension, AutoCloseable {
     /** The schedules of {@code conversation}, or all, soonest first. */
     public List<Schedule> list(Optional<String> conversation) {
         List<Schedule> found = new ArrayList<>();
-        for (Map.Entry<String, String> e : records.values(PREFIX).entrySet()) {
-            read(e.getKey(), e.getValue()).filter(s -> s.next().isPresent())
+        for (Map.Entry<String, String> e : kept.all().entrySet()) {
+            kept.read(e.getKey(), e.getValue()).filter(s -> s.next().isPresent())
                     .filter(s -> conversation.map(s.conversation()::equals).orElse(true)).ifPresent(found::add);
         }
         found.sort(Comparator.comparing(s -> s.next().orElseThrow()));
@@ -179,36 +194,16 @@ public final class Scheduler implements Extension, AutoCloseable {
 
     /** The schedule {@code id}, if it is there. */
     public Optional<Schedule> get(String id) {
-        return records.get(PREFIX + id).flatMap(data -> read(PREFIX + id, data)).filter(s -> s.next().isPresent());
+        return kept.get(id).filter(s -> s.next().isPresent());
     }
 
     /** Removes schedule {@code id}: it fires no more. Whether it was there. */
     public boolean delete(String id) {
-        boolean removed = records.remove(PREFIX + id);
+        boolean removed = kept.remove(id);
         if (removed) {
             LOG.log(Level.INFO, "Schedule {0} removed", id);
         }
         return removed;
-    }
-
-    @Override
-    public List<ModelTool> tools(Conversation conversation) {
-        return commands.tools();
-    }
-
-    @Override
-    public String call(Conversation conversation, ToolCall call) {
-        return commands.call(conversation, call);
-    }
-
-    @Override
-    public Optional<List<OutgoingMessage>> command(IncomingMessage message) {
-        return commands.command(message);
-    }
-
-    @Override
-    public List<String> help() {
-        return ScheduleCommands.HELP;
     }
 
     /** A pass on the timer's thread: fires what is due, then plans the next pass. */
@@ -243,8 +238,8 @@ public final class Scheduler implements Extension, AutoCloseable {
     Optional<Instant> runDue() {
         Instant now = clock.instant();
         Optional<Instant> soonest = Optional.empty();
-        for (Map.Entry<String, String> e : records.values(PREFIX).entrySet()) {
-            Optional<Schedule> read = read(e.getKey(), e.getValue());
+        for (Map.Entry<String, String> e : kept.all().entrySet()) {
+            Optional<Schedule> read = kept.read(e.getKey(), e.getValue());
             if (read.isEmpty()) {
                 continue;
             }
@@ -256,7 +251,7 @@ public final class Scheduler implements Extension, AutoCloseable {
             }
             if (s.next().isEmpty()) {
                 // Ended, and the brain that ended it has not removed it yet (or stopped before it could).
-                records.remove(e.getKey());
+                kept.remove(e.getKey());
                 continue;
             }
             Instant next = s.next().get();
@@ -314,10 +309,11 @@ public final class Scheduler implements Extension, AutoCloseable {
         boolean call = s.action() instanceof Schedule.Action.Call;
         // Decided once, by the brain whose compare-and-set wins; the others see the schedule moved on.
         Schedule after = s.advanced(run.size(), next, call ? run : List.of());
-        String written = schedules.write(after);
-        if (!records.replace(key, data, written)) {
+        Optional<String> moved = kept.replace(key, data, after);
+        if (moved.isEmpty()) {
             return;
         }
+        String written = moved.get();
         if (call) {
             // Kept as pending until submitted, each under a key any brain would use: a brain that stops before
             // submitting them leaves them for the next pass, which gives the same tasks back where some went in.
@@ -325,7 +321,7 @@ public final class Scheduler implements Extension, AutoCloseable {
         } else {
             // A reminder or prompt has no task to make it once: it goes out from the brain that moved on only.
             if (next.isEmpty()) {
-                records.remove(key);
+                kept.remove(key);
             }
             run.forEach(at -> say(s, at));
         }
@@ -338,9 +334,9 @@ public final class Scheduler implements Extension, AutoCloseable {
     private void submitPending(String key, String data, Schedule s) {
         s.pending().forEach(at -> submit(s, at));
         if (s.next().isEmpty()) {
-            records.remove(key);
+            kept.remove(key);
         } else {
-            records.replace(key, data, schedules.write(s.advanced(0, s.next(), List.of())));
+            kept.replace(key, data, s.advanced(0, s.next(), List.of()));
         }
     }
 
@@ -390,28 +386,6 @@ public final class Scheduler implements Extension, AutoCloseable {
                     s.conversation());
         }
         return host == null ? Optional.empty() : c;
-    }
-
-    private Optional<Schedule> read(String key, String data) {
-        try {
-            return Optional.of(schedules.read(data));
-        } catch (JsonProcessingException | RuntimeException e) {
-            // Left as it is (a newer brain over the same database may know its form), and said once.
-            if (unreadable.add(key)) {
-                LOG.log(Level.WARNING, "Schedule " + key + " cannot be read by this brain and is left alone: "
-                        + e.getMessage() + "; its data: " + data);
-            }
-            return Optional.empty();
-        }
-    }
-
-    /** Short enough to type ({@code /unschedule s-7k2x9q}): 30 random bits, checked against the schedules kept. */
-    private String newId() {
-        String id;
-        do {
-            id = "s-" + TaskIds.next().substring(0, 6);
-        } while (records.get(PREFIX + id).isPresent());
-        return id;
     }
 
     @Override

@@ -18,11 +18,12 @@ import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.plugin.Settings;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Store;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.io.TempDir;
@@ -61,9 +62,10 @@ abstract class ConversationFixture {
         Files.writeString(root.resolve("notes.txt"), "buy milk\n");
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
+                Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        Records records = Records.inMemory();
+        Store records = Stores.inMemory();
         // Writing files and running commands would ask by default: these tests allow them, unless a step asks.
         approvals = new Approvals(router, ApprovalSettings.from(Settings.of(Map.of("rules",
                 "allow write_file, allow run_shell"))), records, Clock.systemUTC());
@@ -73,7 +75,8 @@ abstract class ConversationFixture {
         model = ScriptedModelServer.start();
         Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(Settings.of(m))),
-                AgentSettings.defaults(), approvals, records, Clock.systemUTC(), List.of(scheduler, automations));
+                AgentSettings.defaults(), approvals, records, Clock.systemUTC(),
+                List.of(new ScheduleCommands(scheduler), automations));
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         router.addListener(chat);
         chat.add(channel);

@@ -15,7 +15,6 @@ import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.plugin.Settings;
 import dev.efferent.protocol.ProtocolCodec;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
@@ -23,6 +22,9 @@ import dev.efferent.queue.contract.MutableClock;
 import dev.efferent.router.Queues;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
+import dev.efferent.store.Space;
+import dev.efferent.store.Store;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,7 +54,9 @@ class SchedulerTest {
     @TempDir
     Path root;
     private final MutableClock clock = new MutableClock(Instant.parse("2026-11-23T00:29:59Z"));
-    private final Records records = Records.inMemory();
+    private final Store store = Stores.inMemory();
+    /** The schedules as the scheduler keeps them, to write what another brain or version would. */
+    private final Space<String> records = store.claim(ScheduleStore.SCHEDULES, ScheduleStore.OWNER);
     private final Host host = new Host();
     private final List<Scheduler> schedulers = new ArrayList<>();
     private TaskQueue queue;
@@ -63,9 +67,10 @@ class SchedulerTest {
     void start() {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Optional.of(LocalTools.open(config)),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
+                Optional.of(LocalTools.open(config)),
                 new ProtocolCodec(), Clock.systemUTC());
-        approvals = new Approvals(router, ApprovalSettings.defaults(), Records.inMemory(), Clock.systemUTC());
+        approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
     }
 
     @AfterEach
@@ -78,7 +83,7 @@ class SchedulerTest {
 
     /** A scheduler over the test's records, as a brain (re)started now would have; driven by hand. */
     private Scheduler scheduler(Map<String, String> settings) {
-        Scheduler s = new Scheduler(new Gateway(router, approvals), records, SchedulerSettings.from(Settings.of(settings)), clock);
+        Scheduler s = new Scheduler(new Gateway(router, approvals), store, SchedulerSettings.from(Settings.of(settings)), clock);
         s.attach(host);
         schedulers.add(s);
         return s;
@@ -98,7 +103,7 @@ class SchedulerTest {
     }
 
     private String say(Scheduler s, String text) {
-        return s.command(new IncomingMessage(CHAT, "me", text)).orElseThrow().getFirst().text();
+        return new ScheduleCommands(s).command(new IncomingMessage(CHAT, "me", text)).orElseThrow().getFirst().text();
     }
 
     @Test
@@ -219,14 +224,14 @@ class SchedulerTest {
         Scheduler s = scheduler();
         Schedule ls = s.create(CHAT.key(), json("{\"in\": \"10s\", \"tool\": \"list_dir\", \"params\": "
                 + "{\"path\": \".\"}}"));
-        String stored = records.get(Scheduler.PREFIX + ls.id()).orElseThrow();
+        String stored = records.get(ls.id()).orElseThrow();
         clock.advance(Duration.ofSeconds(10));
         s.runDue();
         List<Task> tasks = router.tasks(EnumSet.allOf(TaskStatus.class), 10);
         assertEquals(1, tasks.size());
         assertEquals("schedule:" + ls.id() + ":2026-11-23T00:30:09Z", tasks.getFirst().idempotencyKey().orElseThrow());
         // A brain that stopped after submitting, before moving the schedule on, fires the same time again.
-        records.put(Scheduler.PREFIX + ls.id(), stored);
+        records.put(ls.id(), stored);
         s.runDue();
         assertEquals(1, router.tasks(EnumSet.allOf(TaskStatus.class), 10).size(), "the same task, not a second");
         assertTrue(s.get(ls.id()).isEmpty(), "a one-shot schedule ends when it has fired");
@@ -279,29 +284,31 @@ class SchedulerTest {
         assertTrue(say(s, "/unschedule " + id).startsWith("Removed schedule " + id));
         assertTrue(say(s, "/unschedule " + id).startsWith("There is no schedule " + id));
         assertEquals(4, s.list(Optional.of(CHAT.key())).size());
-        assertTrue(s.command(new IncomingMessage(CHAT, "me", "/tasks")).isEmpty(), "not the scheduler's command");
+        assertTrue(new ScheduleCommands(s).command(new IncomingMessage(CHAT, "me", "/tasks")).isEmpty(),
+                "not the scheduler's command");
     }
 
     @Test
     void theModelSchedulesRemindersAndPromptsButNeverACommandOrAToolCall() throws Exception {
         Scheduler s = scheduler();
-        String said = s.call(CHAT, new ToolCall("1", "schedule", "{\"in\": \"30m\", \"remind\": \"stretch\"}"));
+        ScheduleCommands chat = new ScheduleCommands(s);
+        String said = chat.call(CHAT, new ToolCall("1", "schedule", "{\"in\": \"30m\", \"remind\": \"stretch\"}"));
         assertTrue(said.startsWith("Scheduled s-"), said);
         assertEquals("Not scheduled: a prompt is free text for the assistant; a command cannot be scheduled as one.",
-                s.call(CHAT, new ToolCall("2", "schedule", "{\"every\": \"5m\", \"prompt\": \"/shell rm -rf ~\"}")));
-        assertTrue(s.call(CHAT, new ToolCall("3", "schedule", "{\"every\": \"5m\", \"tool\": \"run_shell\", "
+                chat.call(CHAT, new ToolCall("2", "schedule", "{\"every\": \"5m\", \"prompt\": \"/shell rm -rf ~\"}")));
+        assertTrue(chat.call(CHAT, new ToolCall("3", "schedule", "{\"every\": \"5m\", \"tool\": \"run_shell\", "
                 + "\"params\": {\"command\": \"rm -rf ~\"}}")).startsWith("Not scheduled: schedule a prompt instead"));
-        assertTrue(s.call(CHAT, new ToolCall("4", "schedule", "{\"in\": \"5m\", \"every\": \"1h\", \"remind\": "
+        assertTrue(chat.call(CHAT, new ToolCall("4", "schedule", "{\"in\": \"5m\", \"every\": \"1h\", \"remind\": "
                 + "\"x\"}")).startsWith("Not scheduled: say when with exactly one of in"));
-        assertTrue(s.call(CHAT, new ToolCall("5", "schedule", "not json")).startsWith("The arguments are not valid "
+        assertTrue(chat.call(CHAT, new ToolCall("5", "schedule", "not json")).startsWith("The arguments are not valid "
                 + "JSON"));
         String id = s.list(Optional.of(CHAT.key())).getFirst().id();
         Conversation other = new Conversation("telegram", "9");
-        assertTrue(s.call(other, new ToolCall("6", "unschedule", "{\"id\": \"" + id + "\"}"))
+        assertTrue(chat.call(other, new ToolCall("6", "unschedule", "{\"id\": \"" + id + "\"}"))
                 .startsWith("There is no schedule " + id + " in this conversation"), "another conversation's model "
                 + "cannot remove it");
-        assertTrue(s.call(CHAT, new ToolCall("7", "list_schedules", "{}")).contains(id));
-        assertTrue(s.call(CHAT, new ToolCall("8", "unschedule", "{\"id\": \"" + id + "\"}")).startsWith("Removed"));
+        assertTrue(chat.call(CHAT, new ToolCall("7", "list_schedules", "{}")).contains(id));
+        assertTrue(chat.call(CHAT, new ToolCall("8", "unschedule", "{\"id\": \"" + id + "\"}")).startsWith("Removed"));
     }
 
     @Test
@@ -332,13 +339,13 @@ class SchedulerTest {
     void aScheduleThisBrainCannotReadIsLeftForOneThatCanAndTheOthersFire() throws Exception {
         Scheduler s = scheduler();
         // Written by a newer brain over the same database, say: not this one's to delete.
-        records.put(Scheduler.PREFIX + "s-newer", "{\"id\":\"s-newer\",\"when\":{\"lunar\":\"full moon\"}}");
+        records.put("s-newer", "{\"id\":\"s-newer\",\"when\":{\"lunar\":\"full moon\"}}");
         s.create(CHAT.key(), json("{\"in\": \"1s\", \"remind\": \"still here\"}"));
         clock.advance(Duration.ofSeconds(1));
         s.runDue();
         s.runDue();
         assertEquals(List.of("console:c1|⏰ still here"), host.posted);
-        assertTrue(records.get(Scheduler.PREFIX + "s-newer").isPresent());
+        assertTrue(records.get("s-newer").isPresent());
     }
 
     @Test
@@ -348,9 +355,9 @@ class SchedulerTest {
                 + "{\"path\": \".\"}}"));
         // What a brain stopped right after winning the fire at 00:30:59 leaves: the fire pending, the next time set.
         var stored = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
-                records.get(Scheduler.PREFIX + ls.id()).orElseThrow());
+                records.get(ls.id()).orElseThrow());
         stored.put("next", "2026-11-23T00:31:59Z").put("runs", 1).putArray("pending").add("2026-11-23T00:30:59Z");
-        records.put(Scheduler.PREFIX + ls.id(), stored.toString());
+        records.put(ls.id(), stored.toString());
         clock.advance(Duration.ofSeconds(61));
         s.runDue();
         s.runDue();

@@ -1,6 +1,6 @@
 package dev.efferent.brain.mcp;
 
-import dev.efferent.queue.spi.TaskIds;
+import dev.efferent.plugin.Ids;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -48,7 +48,7 @@ final class McpSessions {
 
     /** A new session's id. */
     synchronized String open() {
-        String id = TaskIds.next() + TaskIds.next();
+        String id = Ids.next() + Ids.next();
         sessions.put(id, new Session(clock.instant()));
         trim();
         return id;

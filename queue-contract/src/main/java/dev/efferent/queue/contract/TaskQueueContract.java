@@ -6,7 +6,6 @@ import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
@@ -21,7 +20,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,11 +54,6 @@ public abstract class TaskQueueContract {
 
     /** Opens a fresh, empty queue on {@code clock}. */
     protected abstract TaskQueue openQueue(Clock clock);
-
-    /** Whether the provider keeps tasks beyond the process, and so must offer {@link TaskQueue#records()}. */
-    protected boolean durable() {
-        return false;
-    }
 
     /**
      * Whether the provider claims tasks as it adds them ({@link TaskQueue#addAll(List, List, Duration)}); one that keeps
@@ -782,60 +775,6 @@ public abstract class TaskQueueContract {
         clock.advance(Duration.ofMinutes(1));
         claim("w2", 1, "run_shell");
         assertTrue(queue.start(task.id(), "w2", LEASE).progress().isEmpty());
-    }
-
-    @Test
-    void aDurableQueueOffersRecords() {
-        assertEquals(durable(), queue.records().isPresent(),
-                "a queue whose tasks outlive the process offers records, one that keeps them in memory does not");
-    }
-
-    /** The queue's records, or the in-memory ones a process without them keeps. */
-    private Records records() {
-        return queue.records().orElseGet(Records::inMemory);
-    }
-
-    @Test
-    void recordLogsKeepTheirNewestEntries() {
-        Records records = records();
-        for (int i = 0; i < 5; i++) {
-            records.append("console:a", "a" + i, 3);
-        }
-        records.append("console:b", "b0", 3);
-        assertEquals(List.of("a2", "a3", "a4"), records.tail("console:a", 10));
-        assertEquals(List.of("a4"), records.tail("console:a", 1));
-        assertEquals(List.of("b0"), records.tail("console:b", 10));
-        assertEquals(List.of(), records.tail("console:never", 10));
-        assertEquals(List.of("console:b", "console:a"), records.logs("console:", 10), "most recently written first");
-        records.append("console:a", "a5", 3);
-        assertEquals(List.of("console:a"), records.logs("console:", 1));
-        assertEquals(List.of(), records.logs("telegram:", 10));
-    }
-
-    @Test
-    void recordValuesAreKeptReplacedAndRemoved() {
-        Records records = records();
-        records.put("parked:t1", "one");
-        records.put("parked:t2", "two");
-        records.put("other:x", "x");
-        records.put("parked:t1", "one again");
-        assertEquals(Optional.of("one again"), records.get("parked:t1"));
-        assertEquals(Map.of("parked:t1", "one again", "parked:t2", "two"), records.values("parked:"));
-        assertTrue(records.remove("parked:t1"));
-        assertFalse(records.remove("parked:t1"));
-        assertEquals(Optional.empty(), records.get("parked:t1"));
-        assertEquals(List.of("parked:t2"), List.copyOf(records.values("parked:").keySet()));
-    }
-
-    @Test
-    void aRecordIsReplacedOnlyFromWhatWasReadSoOfTwoWritersOneWins() {
-        Records records = records();
-        records.put("schedule:s1", "next=1");
-        assertTrue(records.replace("schedule:s1", "next=1", "next=2"), "the first writer wins");
-        assertFalse(records.replace("schedule:s1", "next=1", "next=2 again"), "the second read an old value");
-        assertEquals(Optional.of("next=2"), records.get("schedule:s1"));
-        assertFalse(records.replace("schedule:none", "x", "y"), "nothing to replace");
-        assertEquals(Optional.empty(), records.get("schedule:none"));
     }
 
     @Test

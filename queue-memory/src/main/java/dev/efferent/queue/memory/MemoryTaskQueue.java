@@ -1,5 +1,6 @@
 package dev.efferent.queue.memory;
 
+import dev.efferent.plugin.Ids;
 import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
@@ -11,7 +12,6 @@ import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
 import dev.efferent.queue.spi.RetryBackoff;
-import dev.efferent.queue.spi.TaskIds;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -64,7 +64,7 @@ final class MemoryTaskQueue implements TaskQueue {
             }
         }
         Instant now = clock.instant();
-        Task task = new Task(TaskIds.next(), spec.tool(), spec.params(), spec.priority(),
+        Task task = new Task(Ids.next(), spec.tool(), spec.params(), spec.priority(),
                 spec.held() ? TaskStatus.AWAITING_APPROVAL : TaskStatus.QUEUED, 0,
                 spec.maxAttempts(), spec.runAt().orElse(now), spec.timeout(), spec.targetWorker(), spec.session(),
                 spec.origin(), spec.idempotencyKey(), Optional.empty(), Optional.empty(), Optional.empty(),

@@ -1,5 +1,6 @@
 package dev.efferent.queue.postgres;
 
+import dev.efferent.plugin.Ids;
 import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.Enqueued;
 import dev.efferent.queue.IllegalTransitionException;
@@ -7,12 +8,10 @@ import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.QueueException;
-import dev.efferent.queue.Records;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
-import dev.efferent.queue.spi.TaskIds;
 
 import java.sql.SQLException;
 import java.time.Clock;
@@ -56,7 +55,6 @@ final class PostgresTaskQueue implements TaskQueue {
     private final PgDatabase db;
     private final String t;
     private final PgListener listener;
-    private final PgRecords records;
     private final PgNotifier notifier;
 
     private PostgresTaskQueue(PgSettings settings, Clock clock, PgDatabase db) {
@@ -64,9 +62,8 @@ final class PostgresTaskQueue implements TaskQueue {
         this.clock = clock;
         this.db = db;
         this.t = settings.schema() + ".tasks";
-        this.records = new PgRecords(db, settings.schema(), clock);
         // Marks this queue's own notices (a brain's), which its listener passes over.
-        String origin = TaskIds.next();
+        String origin = Ids.next();
         this.notifier = new PgNotifier(settings, origin, this::listenerPid);
         this.listener = new PgListener(settings, origin);
     }
@@ -102,7 +99,7 @@ final class PostgresTaskQueue implements TaskQueue {
                         + " (id, tool, params, priority, status, attempt, max_attempts, run_at, timeout_ms, target_worker, "
                         + "session, origin, idempotency_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, "
                         + "?, ?, ?, ?, ?, ?) ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
-                TaskRows::task, TaskIds.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
+                TaskRows::task, Ids.next(), spec.tool(), spec.params(), spec.priority(), status(spec), spec.maxAttempts(),
                 at(spec.runAt().orElse(now)), spec.timeout().toMillis(), spec.targetWorker().orElse(null),
                 spec.session().orElse(null), spec.origin().orElse(null), spec.idempotencyKey().orElse(null), at(now),
                 at(now)));
@@ -187,7 +184,7 @@ final class PostgresTaskQueue implements TaskQueue {
         // is due is decided on the clock's own instant, as the memory queue decides it.
         Instant clockNow = clock.instant();
         Instant now = TaskRows.micros(clockNow);
-        List<String> ids = specs.stream().map(spec -> TaskIds.next()).toList();
+        List<String> ids = specs.stream().map(spec -> Ids.next()).toList();
         // Rows in the order of their keys: two brains adding the same keys lock them in one order.
         List<Integer> order = byKey(specs);
         List<Object> params = new ArrayList<>(specs.size() * 17);
@@ -371,11 +368,6 @@ final class PostgresTaskQueue implements TaskQueue {
         return db.run("keep the progress of a task", sql -> sql.update("UPDATE " + t + " SET progress_percent = ?, "
                 + "progress_message = ?, progress_at = ? WHERE id = ? AND status = 'RUNNING' AND lease_owner = ?",
                 progress.percent(), progress.message(), at(progress.at()), taskId, workerId)) == 1;
-    }
-
-    @Override
-    public Optional<Records> records() {
-        return Optional.of(records);
     }
 
     @Override

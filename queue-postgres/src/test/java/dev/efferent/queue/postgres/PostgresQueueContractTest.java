@@ -25,14 +25,8 @@ class PostgresQueueContractTest extends TaskQueueContract {
     @Override
     protected TaskQueue openQueue(Clock clock) {
         TaskQueue queue = new PostgresQueueProvider().open(database.settings(Map.of()), clock);
-        database.execute("TRUNCATE " + database.schema + ".tasks, " + database.schema + ".record_logs, "
-                + database.schema + ".record_values");
+        database.execute("TRUNCATE " + database.schema + ".tasks");
         return queue;
-    }
-
-    @Override
-    protected boolean durable() {
-        return true;
     }
 
     @Override

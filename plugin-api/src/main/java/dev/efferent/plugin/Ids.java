@@ -1,16 +1,16 @@
-package dev.efferent.queue.spi;
+package dev.efferent.plugin;
 
 import java.security.SecureRandom;
 
 /**
- * New task ids: 12 characters of lower-case base32 (60 random bits), short enough to type in a chat
- * ({@code /cancel k3x9m2qa7bfd}) and unique across brains and restarts without coordination.
+ * New ids for tasks, turns, schedules and sessions: 12 characters of lower-case base32 (60 random bits), short enough
+ * to type in a chat ({@code /cancel k3x9m2qa7bfd}) and unique across brains and restarts without coordination.
  */
-public final class TaskIds {
+public final class Ids {
     private static final char[] ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789".toCharArray();
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    private TaskIds() {
+    private Ids() {
     }
 
     /** A new random id. */

@@ -1,0 +1,2 @@
+/** The store contract suite: {@link dev.efferent.store.contract.StoreContract}. */
+package dev.efferent.store.contract;

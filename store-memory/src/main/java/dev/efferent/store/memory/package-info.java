@@ -1,0 +1,2 @@
+/** The in-memory store. */
+package dev.efferent.store.memory;

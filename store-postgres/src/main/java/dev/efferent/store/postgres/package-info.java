@@ -1,0 +1,2 @@
+/** The PostgreSQL store. */
+package dev.efferent.store.postgres;
