@@ -61,8 +61,8 @@ public final class Router implements AutoCloseable {
     private final ProtocolCodec codec;
     private final ExecutorService loop = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("efferent-router").factory());
-    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
-    private final ScheduledExecutorService timers = timers();
+    /** Runs the router's timers: {@link #timers()} outside tests. */
+    private final ScheduledExecutorService timers;
     private final RouterState state;
     /** The router's parts, by concern; each runs on the router's thread. */
     private final Dispatch dispatch;
@@ -74,8 +74,10 @@ public final class Router implements AutoCloseable {
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
-    private Router(RouterSettings settings, TaskQueue queue, ProtocolCodec codec, Clock clock) {
+    private Router(RouterSettings settings, TaskQueue queue, ProtocolCodec codec, Clock clock,
+                   ScheduledExecutorService timers) {
         this.settings = settings;
+        this.timers = timers;
         this.queue = queue;
         this.codec = codec;
         this.clock = clock;
@@ -98,7 +100,13 @@ public final class Router implements AutoCloseable {
      */
     public static Router start(RouterSettings settings, TaskQueue queue, Optional<LocalToolExecutor> local,
                                ProtocolCodec codec, Clock clock) {
-        Router router = new Router(settings, queue, codec, clock);
+        return start(settings, queue, local, codec, clock, timers());
+    }
+
+    /** {@link #start(RouterSettings, TaskQueue, Optional, ProtocolCodec, Clock)} on timers a test moves with its clock. */
+    static Router start(RouterSettings settings, TaskQueue queue, Optional<LocalToolExecutor> local,
+                        ProtocolCodec codec, Clock clock, ScheduledExecutorService timers) {
+        Router router = new Router(settings, queue, codec, clock, timers);
         // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
         router.rememberWorkers();
         local.ifPresent(router::startLocalWorker);
@@ -403,6 +411,7 @@ public final class Router implements AutoCloseable {
         }
     }
 
+    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
     private static ScheduledThreadPoolExecutor timers() {
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
                 Thread.ofPlatform().name("efferent-router-timers").daemon().factory());

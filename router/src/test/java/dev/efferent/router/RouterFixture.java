@@ -33,6 +33,15 @@ abstract class RouterFixture {
         return router;
     }
 
+    /** A router whose timers and clock move only when {@code time} is advanced. */
+    Router start(RouterSettings settings, ManualScheduler time) {
+        if (queue == null) {
+            openQueue();
+        }
+        router = Router.start(settings, queue, Optional.empty(), new ProtocolCodec(), time.clock(), time);
+        return router;
+    }
+
     /** Opens the memory queue the next {@link #start} uses, e.g. to put tasks in it before a router runs. */
     TaskQueue openQueue() {
         queue = Queues.providers().build().select("memory").open(key -> switch (key) {
