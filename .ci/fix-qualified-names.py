@@ -11,8 +11,8 @@ package or of java.lang needs no import.
 It leaves a name qualified, and says so, where an import would change what a name means: the simple name is
 declared in the file, is imported from elsewhere, names a class of the same package, or is written unqualified
 in the file without a matching import (a java.lang type, a nested class); or two qualified names share it.
-Mark such a line with `// qualified: why` (the rule accepts that on the line or the one above). Compile after
-running it.
+Mark such a line with `// qualified: why` (the rule accepts that on the line or the one above; this script then
+leaves it alone). Compile after running it.
 """
 import os
 import re
@@ -22,6 +22,7 @@ ROOTS = "java|javax|jdk|sun|com|org|io|net|dev|jakarta"
 FQN = re.compile(r"(?<![\w.])((?:" + ROOTS + r")\.(?:[a-z_][a-z0-9_]*\.)*)([A-Z]\w*)((?:\.[A-Z]\w*)*)")
 IMPORT = re.compile(r"^import\s+(static\s+)?([\w.]+)(\.\*)?\s*;", re.M)
 PACKAGE = re.compile(r"^package\s+([\w.]+)\s*;", re.M)
+QUALIFIED = re.compile(r"//\s*qualified:\s*\S")  # the rule's own exception, on the line or the one above
 DECLARED = re.compile(r"\b(?:class|interface|enum|record|@interface)\s+([A-Z]\w*)")
 
 
@@ -88,10 +89,12 @@ def fix(path, dry_run=False):
     same_package = {f[:-5] for f in os.listdir(here) if f.endswith(".java")}
 
     lines = mask.split("\n")
+    originals = text.split("\n")
     hits = []  # (offset, end, package prefix, top-level name, rest)
     offset = 0
-    for line in lines:
-        if not re.match(r"\s*(import|package)\s", line):
+    for i, line in enumerate(lines):
+        marked = any(QUALIFIED.search(originals[k]) for k in (i - 1, i) if k >= 0)
+        if not marked and not re.match(r"\s*(import|package)\s", line):
             for m in FQN.finditer(line):
                 hits.append((offset + m.start(), offset + m.end(), m.group(1)[:-1], m.group(2), m.group(3)))
         offset += len(line) + 1
