@@ -174,10 +174,15 @@ class WorkerFailureTest extends BrainFixture {
         awaitStatus(id, "running", 30);
         brain.close();
         brain = null;
-        Thread.sleep(2500);
-        assertTrue(Files.exists(root.resolve("finished.txt")), "the task ran on while the brain was away");
         Path journal = dir.resolve("state-laptop/journal/log");
-        assertTrue(Files.readString(journal).contains("\"result\":{\"type\":\"task:result\",\"taskId\":\"" + id + "\""),
+        String journalled = "\"result\":{\"type\":\"task:result\",\"taskId\":\"" + id + "\"";
+        // Waits for the command's end (it sleeps 2 s) by its journalled result, not for a fixed time.
+        long ran = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!(Files.exists(journal) && Files.readString(journal).contains(journalled)) && System.nanoTime() < ran) {
+            Thread.sleep(50);
+        }
+        assertTrue(Files.exists(root.resolve("finished.txt")), "the task ran on while the brain was away");
+        assertTrue(Files.readString(journal).contains(journalled),
                 "the result waits in the journal:\n" + Files.readString(journal));
         assertTrue(!Files.readString(journal).contains("{\"ack\":\"" + id + "\"}"), "not acknowledged yet:\n"
                 + Files.readString(journal));

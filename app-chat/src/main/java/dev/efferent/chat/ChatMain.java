@@ -5,13 +5,19 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.io.PrintStream;
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 import java.net.http.HttpClient;
+import java.net.http.HttpTimeoutException;
 import java.net.http.WebSocket;
 import java.net.http.WebSocketHandshakeException;
+import java.nio.channels.UnresolvedAddressException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -124,7 +130,7 @@ public final class ChatMain {
                 fail("--token-file " + file + " is empty: write the brain's API token into it");
             }
             return token;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             fail("--token-file " + file + " cannot be read: " + e.getMessage());
             return "";
         }
@@ -156,7 +162,7 @@ public final class ChatMain {
         private final CompletableFuture<Void> closed;
         private final StringBuilder partial = new StringBuilder();
         /** How much of each streamed reply is printed already. */
-        private final java.util.Map<String, Integer> streamed = new java.util.HashMap<>();
+        private final Map<String, Integer> streamed = new HashMap<>();
 
         Printer(ChatScreen out, CompletableFuture<Void> closed) {
             this.out = out;
@@ -218,13 +224,13 @@ public final class ChatMain {
     /** What went wrong, in words: the JDK's connection errors often carry no message (ConnectException: null). */
     static String reason(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.net.ConnectException) {
+            if (t instanceof ConnectException) {
                 return "nothing answers there (connection refused)";
             }
-            if (t instanceof java.net.http.HttpTimeoutException) {
+            if (t instanceof HttpTimeoutException) {
                 return "no answer within 10 s";
             }
-            if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+            if (t instanceof UnresolvedAddressException || t instanceof UnknownHostException) {
                 return "the name does not resolve";
             }
         }

@@ -14,6 +14,8 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * Where the chat reads what is typed and shows what the brain says. On a terminal: a prompt with line editing and a
@@ -41,7 +43,7 @@ abstract sealed class ChatScreen implements AutoCloseable permits ChatScreen.Pla
     /** A line editor when standard input and output are a terminal, else plain lines. */
     static ChatScreen open(PrintStream out, Path history) {
         // JLine says at WARNING level when it falls back to a dumb terminal; here that is expected (a pipe).
-        java.util.logging.Logger.getLogger("org.jline").setLevel(java.util.logging.Level.SEVERE);
+        Logger.getLogger("org.jline").setLevel(Level.SEVERE);
         Terminal terminal;
         try {
             // The exec provider (stty) only: the native ones load a library, which newer JDKs warn about at start.

@@ -31,7 +31,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -109,7 +111,7 @@ final class BrainSession implements WsListener {
                         .tcpNoDelay(true)
                         .readTimeout(readTimeout)
                         .build());
-        String scheme = brain.getScheme() == null ? "" : brain.getScheme().toLowerCase(java.util.Locale.ROOT);
+        String scheme = brain.getScheme() == null ? "" : brain.getScheme().toLowerCase(Locale.ROOT);
         if (scheme.equals("ws") || scheme.equals("http")) {
             // No trust store is read for a plain link (wss and https keep TLS): a third of the client's set-up time.
             builder.tls(Tls.builder().enabled(false).build());
@@ -213,7 +215,7 @@ final class BrainSession implements WsListener {
         if (limit <= 0 || frame.length() <= limit / 3 || !(message instanceof TaskResult r)) {
             return frame;
         }
-        int bytes = frame.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        int bytes = frame.getBytes(StandardCharsets.UTF_8).length;
         return bytes <= limit ? frame : tooLarge(r, "a task:result frame of " + bytes + " bytes exceeds the brain's "
                 + "maximum of " + limit + " bytes");
     }

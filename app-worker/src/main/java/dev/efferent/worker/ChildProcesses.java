@@ -16,9 +16,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
@@ -203,7 +205,7 @@ final class ChildProcesses implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 LOG.log(Level.WARNING, "Process {0} left by the previous worker did not end within {1} ms of SIGKILL",
                         String.valueOf(h.pid()), KILL_WAIT.toMillis());
             }

@@ -1,5 +1,6 @@
 package dev.efferent.worker;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.policy.Call;
 import dev.efferent.approvals.policy.Decision;
 import dev.efferent.approvals.policy.PolicyException;
@@ -9,6 +10,7 @@ import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.config.HomePath;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.core.tools.TaskRunner;
+import dev.efferent.tools.spi.ToolHints;
 import io.helidon.config.Config;
 
 import java.io.IOException;
@@ -16,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -57,7 +60,7 @@ final class LocalRules implements TaskRunner.Guard {
         List<Rule> rules = new ArrayList<>();
         for (String line : lines) {
             // Written like the brain's rules; "deny" may be left out, since nothing else is allowed here.
-            String first = line.strip().split("\\s+", 2)[0].toLowerCase(java.util.Locale.ROOT);
+            String first = line.strip().split("\\s+", 2)[0].toLowerCase(Locale.ROOT);
             if (first.equals("allow") || first.equals("ask")) {
                 throw new ConfigException("a worker's own rules can only deny: '" + line.strip() + "'; write it as "
                         + "'deny " + line.strip().substring(first.length()).strip() + "', or leave the rule to the brain");
@@ -81,12 +84,12 @@ final class LocalRules implements TaskRunner.Guard {
     }
 
     @Override
-    public Optional<String> refusal(String tool, com.fasterxml.jackson.databind.node.ObjectNode params) {
+    public Optional<String> refusal(String tool, ObjectNode params) {
         if (rules.isEmpty()) {
             return Optional.empty();
         }
         var hints = executor.catalog().find(tool).map(e -> e.spec().hints())
-                .orElse(dev.efferent.tools.spi.ToolHints.MUTATING);
+                .orElse(ToolHints.MUTATING);
         Call call = new Call(tool, hints, params, Optional.of(machine));
         return rules.stream().filter(r -> r.matches(call)).findFirst().map(r -> "refused by " + machine
                 + "'s own rule '" + r.text() + "' (a machine's own rules win over the brain's)");

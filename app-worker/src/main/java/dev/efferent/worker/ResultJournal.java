@@ -14,8 +14,10 @@ import java.io.UncheckedIOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileSystems;
 import java.nio.file.Files;
@@ -320,7 +322,7 @@ final class ResultJournal implements AutoCloseable {
             String line;
             try {
                 line = decoder.decode(ByteBuffer.wrap(bytes, from, end - from)).toString();
-            } catch (java.nio.charset.CharacterCodingException e) {
+            } catch (CharacterCodingException e) {
                 broken++;
                 continue;
             }
@@ -437,7 +439,7 @@ final class ResultJournal implements AutoCloseable {
         for (Path old : List.of(oldRunning, oldResults)) {
             try {
                 Files.deleteIfExists(old);
-            } catch (java.nio.file.DirectoryNotEmptyException e) {
+            } catch (DirectoryNotEmptyException e) {
                 // An unreadable file stays, and its directory with it.
             }
         }

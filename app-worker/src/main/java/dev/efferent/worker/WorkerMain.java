@@ -21,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Stream;
 
 /** The worker launcher: {@code bin/efferent worker --brain-url ws://host:18789 [--secret-file FILE] …}. */
@@ -54,7 +55,7 @@ public final class WorkerMain {
               --help                     show this help
             """;
 
-    private static final java.util.Set<String> OPTIONS = java.util.Set.of("--brain-url", "--pair", "--secret-file", "--name",
+    private static final Set<String> OPTIONS = Set.of("--brain-url", "--pair", "--secret-file", "--name",
             "--root", "--max-concurrency", "--state-dir", "--max-reconnect-attempts", "--config", "--plugins-dir", "--deny",
             "--deny-file");
 
@@ -210,7 +211,8 @@ public final class WorkerMain {
         if (!roots.isEmpty()) {
             overrides.put("tools.roots", String.join(",", roots));
         }
-        return ConfigLoader.load(file, overrides, System.getenv(), Map.of());
+        return file.map(f -> ConfigLoader.load(f, overrides, System.getenv(), Map.of()))
+                .orElseGet(() -> ConfigLoader.load(overrides, System.getenv(), Map.of()));
     }
 
     private static int fail(String message) {

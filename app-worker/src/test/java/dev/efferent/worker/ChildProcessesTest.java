@@ -10,6 +10,7 @@ import org.junit.jupiter.api.condition.DisabledOnOs;
 import org.junit.jupiter.api.condition.OS;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Supplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -101,12 +103,13 @@ class ChildProcessesTest {
     private static String read(Path file) {
         try {
             return Files.exists(file) ? Files.readString(file) : "";
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return "";
         }
     }
 
-    private static <T> Optional<T> await(java.util.function.Supplier<Optional<T>> probe, String what)
+    // optional: a probe that returns an Optional, not an Optional passed in
+    private static <T> Optional<T> await(Supplier<Optional<T>> probe, String what)
             throws InterruptedException {
         long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         for (Optional<T> found = probe.get(); ; found = probe.get()) {

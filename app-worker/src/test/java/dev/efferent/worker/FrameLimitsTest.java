@@ -27,7 +27,7 @@ class FrameLimitsTest {
     @Test
     void aResultOverTheBrainsLimitIsReportedAsAFailureThatSaysSo() throws Exception {
         try (FakeBrain brain = new FakeBrain(true);
-             WorkerProcess worker = WorkerProcess.start(dir, "laptop", brain.url(), dir.resolve("state"),
+             WorkerProcess ignored = WorkerProcess.start(dir, "laptop", brain.url(), dir.resolve("state"),
                      Map.of("EFFERENT_TOOLS_SHELL_SANDBOX", "none"))) {
             FakeBrain.Link link = brain.nextLink(WAIT);
             link.next("worker:register", WAIT);

@@ -25,9 +25,9 @@ class LocalRulesTest {
     Path dir;
 
     private LocalRules rules(Map<String, String> values) {
-        Config config = ConfigLoader.load(Optional.empty(), values, Map.of(), Map.of());
-        LocalToolExecutor executor = LocalTools.open(ConfigLoader.load(Optional.empty(),
-                Map.of("tools.roots", dir.toString()), Map.of(), Map.of()));
+        Config config = ConfigLoader.load(values, Map.of(), Map.of());
+        LocalToolExecutor executor = LocalTools.open(ConfigLoader.load(Map.of("tools.roots", dir.toString()), Map.of(),
+                Map.of()));
         return LocalRules.from(config, "laptop", executor);
     }
 

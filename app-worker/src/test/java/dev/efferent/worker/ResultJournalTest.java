@@ -5,12 +5,18 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ResultStatus;
 import dev.efferent.protocol.TaskResult;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -39,7 +45,7 @@ class ResultJournalTest {
         assertEquals(List.of(), third.pending(), "the acknowledgement too");
         third.close();
         if (dir.getFileSystem().supportedFileAttributeViews().contains("posix")) {
-            assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+            assertEquals("rw-------", PosixFilePermissions.toString(
                     Files.getPosixFilePermissions(dir.resolve("log"))), "results hold commands' output: the owner's only");
         }
     }
@@ -81,11 +87,11 @@ class ResultJournalTest {
         journal.record(mine);
         journal.record(TaskResult.ended("t2", ResultStatus.FAILED, "no", 1));
         journal.record(TaskResult.ended("a/b", ResultStatus.FAILED, "no", 1));
-        assertEquals(java.util.Optional.of(mine), journal.pending("t1"));
-        assertEquals(java.util.Optional.empty(), journal.pending("t3"), "never ran here");
-        assertEquals(java.util.Optional.empty(), journal.pending("a_b"), "only the id itself");
+        assertEquals(Optional.of(mine), journal.pending("t1"));
+        assertEquals(Optional.empty(), journal.pending("t3"), "never ran here");
+        assertEquals(Optional.empty(), journal.pending("a_b"), "only the id itself");
         journal.acknowledge("t1");
-        assertEquals(java.util.Optional.empty(), journal.pending("t1"), "acknowledged");
+        assertEquals(Optional.empty(), journal.pending("t1"), "acknowledged");
         journal.close();
     }
 
@@ -95,12 +101,12 @@ class ResultJournalTest {
         journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
         journal.close();
         Path log = dir.resolve("log");
-        Files.writeString(log, "{not json}\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(log, "{not json}\n", StandardOpenOption.APPEND);
         journal = new ResultJournal(dir, new ProtocolCodec());
         journal.record(TaskResult.ended("t2", ResultStatus.FAILED, "no", 1));
         journal.close();
         // Killed in the middle of the next line.
-        Files.writeString(log, "{\"running\":\"t3", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(log, "{\"running\":\"t3", StandardOpenOption.APPEND);
 
         ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
         assertEquals(0, afterRestart.recoverAfterRestart(), "the cut line is no task");
@@ -130,7 +136,7 @@ class ResultJournalTest {
             cut--;
         }
         // In the middle of the last line's last two-byte character, as a kill or a full disk can leave it.
-        Files.write(log, java.util.Arrays.copyOf(bytes, cut));
+        Files.write(log, Arrays.copyOf(bytes, cut));
 
         ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
         assertEquals(List.of("t1"), afterRestart.pending().stream().map(TaskResult::taskId).toList());
@@ -147,7 +153,7 @@ class ResultJournalTest {
         journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
         journal.close();
         Files.writeString(dir.resolve("log"), "{\"running\":\"x\"}{\"ack\":\"t1\"}\n",
-                java.nio.file.StandardOpenOption.APPEND);
+                StandardOpenOption.APPEND);
         ResultJournal afterRestart = new ResultJournal(dir, new ProtocolCodec());
         assertEquals(List.of("t1"), afterRestart.pending().stream().map(TaskResult::taskId).toList());
         assertEquals(0, afterRestart.recoverAfterRestart(), "neither half was taken");
@@ -198,7 +204,7 @@ class ResultJournalTest {
 
     @Test
     void aResultTheDiskRefusesIsStillOffered() throws Exception {
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isWritable(Path.of("/dev/full")), "needs Linux's /dev/full");
+        Assumptions.assumeTrue(Files.isWritable(Path.of("/dev/full")), "needs Linux's /dev/full");
         ResultJournal journal = new ResultJournal(dir, new ProtocolCodec());
         journal.record(TaskResult.ended("t1", ResultStatus.FAILED, "no", 1));
         journal.close();
@@ -207,7 +213,7 @@ class ResultJournalTest {
         Path kept = Files.move(log, dir.resolve("log.kept"));
         Files.createSymbolicLink(log, Path.of("/dev/full"));
         TaskResult refused = TaskResult.ended("t2", ResultStatus.FAILED, "no room", 1);
-        assertThrows(java.io.UncheckedIOException.class, () -> journal.record(refused));
+        assertThrows(UncheckedIOException.class, () -> journal.record(refused));
         assertEquals(List.of("t1", "t2"), journal.pending().stream().map(TaskResult::taskId).toList(),
                 "held, and offered until acknowledged");
         Files.delete(log);

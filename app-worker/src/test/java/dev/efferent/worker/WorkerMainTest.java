@@ -40,7 +40,7 @@ class WorkerMainTest {
                 "--state-dir", "/tmp/state", "--max-reconnect-attempts", "3"});
         WorkerSettings s = WorkerSettings.from(config);
         assertEquals(List.of(URI.create("ws://a:18789"), URI.create("wss://b")), s.brainUrls());
-        assertEquals(java.util.Optional.of("s"), s.secret());
+        assertEquals(Optional.of("s"), s.secret());
         assertEquals("laptop", s.name());
         assertEquals(8, s.maxConcurrency());
         assertEquals(Path.of("/tmp/state"), s.stateDir());
@@ -103,17 +103,17 @@ class WorkerMainTest {
 
     @Test
     void linkTimeoutsDefaultToSecondsAndUseTheProjectsDurations() {
-        WorkerSettings defaults = WorkerSettings.from(ConfigLoader.load(Optional.empty(),
-                Map.of("worker.brain-urls", "ws://b", "worker.secret", "s"), Map.of(), Map.of()));
+        WorkerSettings defaults = WorkerSettings.from(ConfigLoader.load(Map.of("worker.brain-urls", "ws://b",
+                "worker.secret", "s"), Map.of(), Map.of()));
         assertEquals(Duration.ofSeconds(3), defaults.brainTimeout());
         assertEquals(Duration.ofSeconds(10), defaults.registerTimeout());
-        WorkerSettings set = WorkerSettings.from(ConfigLoader.load(Optional.empty(), Map.of(), Map.of(
+        WorkerSettings set = WorkerSettings.from(ConfigLoader.load(Map.of(), Map.of(
                 "EFFERENT_WORKER_BRAIN__URLS", "ws://b", "EFFERENT_WORKER_SECRET", "s",
                 "EFFERENT_WORKER_BRAIN__TIMEOUT", "1500ms", "EFFERENT_WORKER_REGISTER__TIMEOUT", "PT20S"), Map.of()));
         assertEquals(Duration.ofMillis(1500), set.brainTimeout());
         assertEquals(Duration.ofSeconds(20), set.registerTimeout());
         assertEquals("worker.register-timeout must be longer than 0, got '0s'", assertThrows(ConfigException.class,
-                () -> WorkerSettings.from(ConfigLoader.load(Optional.empty(), Map.of("worker.brain-urls", "ws://b",
+                () -> WorkerSettings.from(ConfigLoader.load(Map.of("worker.brain-urls", "ws://b",
                         "worker.secret", "s", "worker.register-timeout", "0s"), Map.of(), Map.of()))).getMessage());
     }
 }

@@ -36,5 +36,6 @@ public interface Calls {
      * @param askFirst     hold it for a yes even where the policy would let it run
      */
     Started start(Conversation conversation, String run, int step, String tool, ObjectNode params,
+                  // optional: implemented in agent, called from scheduler; the final pass of issue 39 changes it
                   Optional<String> worker, boolean askFirst);
 }

@@ -3,6 +3,7 @@ package dev.efferent.plugin;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -15,12 +16,12 @@ final class Durations {
     }
 
     /** The duration {@code value} means, or empty if it is not one. */
-    static java.util.Optional<Duration> parse(String value) {
+    static Optional<Duration> parse(String value) {
         String v = value.strip().toLowerCase(Locale.ROOT);
         Matcher m = SIMPLE.matcher(v);
         if (m.matches()) {
             long n = Long.parseLong(m.group(1));
-            return java.util.Optional.of(switch (m.group(2)) {
+            return Optional.of(switch (m.group(2)) {
                 case "ms" -> Duration.ofMillis(n);
                 case "s" -> Duration.ofSeconds(n);
                 case "m" -> Duration.ofMinutes(n);
@@ -29,9 +30,9 @@ final class Durations {
             });
         }
         try {
-            return java.util.Optional.of(Duration.parse(value.strip().toUpperCase(Locale.ROOT)));
+            return Optional.of(Duration.parse(value.strip().toUpperCase(Locale.ROOT)));
         } catch (DateTimeParseException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 }

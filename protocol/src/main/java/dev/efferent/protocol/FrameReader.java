@@ -3,6 +3,7 @@ package dev.efferent.protocol;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -195,7 +196,7 @@ final class FrameReader {
             case ARRAY -> "an array";
             case OBJECT -> "an object";
             case NULL, MISSING -> "null";
-            default -> node.getNodeType().name().toLowerCase(java.util.Locale.ROOT);
+            default -> node.getNodeType().name().toLowerCase(Locale.ROOT);
         };
     }
 }

@@ -1,7 +1,11 @@
 package dev.efferent.protocol;
 
+import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.core.exc.StreamConstraintsException;
+import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -10,10 +14,14 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Encodes messages to JSON text frames and decodes frames strictly. Every refused frame raises a
@@ -41,8 +49,8 @@ public final class ProtocolCodec {
             throw new IllegalArgumentException("maxFrameBytes must be at least 1024, got " + maxFrameBytes);
         }
         this.maxFrameBytes = maxFrameBytes;
-        this.mapper = JsonMapper.builder(com.fasterxml.jackson.core.JsonFactory.builder()
-                        .streamReadConstraints(com.fasterxml.jackson.core.StreamReadConstraints.builder()
+        this.mapper = JsonMapper.builder(JsonFactory.builder()
+                        .streamReadConstraints(StreamReadConstraints.builder()
                                 .maxNestingDepth(WireLimits.MAX_NESTING).build())
                         .build())
                 .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -152,27 +160,27 @@ public final class ProtocolCodec {
     /** What is wrong with the JSON, in our words: the parser's own wording names its internals. */
     private static String why(JsonProcessingException e) {
         String original = String.valueOf(e.getOriginalMessage());
-        if (e instanceof com.fasterxml.jackson.core.io.JsonEOFException) {
+        if (e instanceof JsonEOFException) {
             return "it ends before the JSON value is complete";
         }
-        if (e instanceof com.fasterxml.jackson.core.exc.StreamConstraintsException) {
+        if (e instanceof StreamConstraintsException) {
             return original.contains("nesting depth") ? "it is nested more than " + WireLimits.MAX_NESTING
                     + " levels deep" : "a number or a string in it is too long";
         }
-        var duplicate = java.util.regex.Pattern.compile("Duplicate field '([^']*)'").matcher(original);
+        var duplicate = Pattern.compile("Duplicate field '([^']*)'").matcher(original);
         if (duplicate.find()) {
             return "field '" + FrameReader.shorten(duplicate.group(1)) + "' appears twice (Duplicate field)";
         }
         if (original.startsWith("Trailing token")) {
             return "there is more after the JSON object";
         }
-        var unexpected = java.util.regex.Pattern.compile("Unexpected character \\('(.+?)' \\(code (\\d+)")
+        var unexpected = Pattern.compile("Unexpected character \\('(.+?)' \\(code (\\d+)")
                 .matcher(original);
         if (unexpected.find()) {
             return "unexpected character '" + FrameReader.shorten(unexpected.group(1)) + "' (code "
                     + unexpected.group(2) + ")";
         }
-        var word = java.util.regex.Pattern.compile("Unrecognized token '(.*?)'").matcher(original);
+        var word = Pattern.compile("Unrecognized token '(.*?)'").matcher(original);
         if (word.find()) {
             return "unexpected word '" + FrameReader.shorten(word.group(1)) + "'";
         }
@@ -191,7 +199,7 @@ public final class ProtocolCodec {
      */
     private static void checkFinite(JsonNode root, String rootPath) {
         // Iterative: the depth is bounded by the parser, but a walk should not spend the stack on it either.
-        java.util.ArrayDeque<Map.Entry<String, JsonNode>> work = new java.util.ArrayDeque<>();
+        ArrayDeque<Map.Entry<String, JsonNode>> work = new ArrayDeque<>();
         work.push(Map.entry(rootPath, root));
         while (!work.isEmpty()) {
             Map.Entry<String, JsonNode> next = work.pop();
@@ -230,7 +238,7 @@ public final class ProtocolCodec {
             throw r.outOfRange("capabilities", "at most " + WireLimits.MAX_TOOLS + " tools", array.size() + " tools");
         }
         List<ToolDescriptor> tools = new ArrayList<>(array.size());
-        java.util.Set<String> names = new java.util.HashSet<>();
+        Set<String> names = new HashSet<>();
         for (int i = 0; i < array.size(); i++) {
             FrameReader t = r.nested("capabilities[" + i + "]", array.get(i));
             String placement = t.text("placement");
@@ -286,7 +294,7 @@ public final class ProtocolCodec {
     private static RejectReason rejectReason(FrameReader r) {
         String value = r.text("reason");
         return RejectReason.fromWire(value).orElseThrow(() -> r.outOfRange("reason",
-                "one of " + java.util.Arrays.stream(RejectReason.values()).map(RejectReason::wire).toList(),
+                "one of " + Arrays.stream(RejectReason.values()).map(RejectReason::wire).toList(),
                 "'" + value + "'"));
     }
 

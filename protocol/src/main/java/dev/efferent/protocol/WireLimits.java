@@ -1,5 +1,7 @@
 package dev.efferent.protocol;
 
+import java.util.regex.Pattern;
+
 /** Ranges of the protocol's numeric fields, shared by the records and the codec. */
 public final class WireLimits {
     /** Lowest task priority. */
@@ -13,7 +15,7 @@ public final class WireLimits {
     /** Upper bound of {@code maxConcurrentTasks}. */
     public static final int MAX_CONCURRENCY = 1024;
     /** Tool names: what MCP clients and models accept everywhere (the tool SPI's own rule). */
-    public static final java.util.regex.Pattern TOOL_NAME = java.util.regex.Pattern.compile("[a-z][a-z0-9_]{0,63}");
+    public static final Pattern TOOL_NAME = Pattern.compile("[a-z][a-z0-9_]{0,63}");
     /** Deepest nesting of a tool's input schema; real schemas are a few levels deep. */
     public static final int MAX_SCHEMA_DEPTH = 32;
     /** Deepest nesting of any JSON value in a frame (params and results included). */

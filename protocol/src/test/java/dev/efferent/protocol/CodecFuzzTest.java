@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
 
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
@@ -61,7 +64,7 @@ class CodecFuzzTest {
         if (kind == 0) {
             byte[] bytes = new byte[random.nextInt(64)];
             random.nextBytes(bytes);
-            return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
+            return new String(bytes, StandardCharsets.ISO_8859_1);
         }
         if (kind == 1) {
             return seed.substring(0, random.nextInt(seed.length() + 1));
@@ -127,8 +130,8 @@ class CodecFuzzTest {
             case 2 -> NODES.numberNode(random.nextInt());
             case 3 -> NODES.numberNode(random.nextLong());
             case 4 -> NODES.numberNode(random.nextDouble() * 1e300 * (random.nextBoolean() ? 1 : -1));
-            case 5 -> NODES.numberNode(new java.math.BigDecimal("1e400"));
-            case 6 -> NODES.numberNode(new java.math.BigInteger("123456789012345678901234567890"));
+            case 5 -> NODES.numberNode(new BigDecimal("1e400"));
+            case 6 -> NODES.numberNode(new BigInteger("123456789012345678901234567890"));
             case 7 -> NODES.textNode("");
             case 8 -> NODES.textNode("\u0000\ud800x\n");
             case 9 -> NODES.textNode("a".repeat(random.nextInt(3000)));

@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiPredicate;
 
 /**
@@ -56,14 +57,15 @@ public final class Router implements AutoCloseable {
     private final WorkerProtocol workers;
     private final Maintenance maintenance;
 
-    private Router(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec, Clock clock) {
+    private Router(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec, Clock clock,
+                   ScheduledExecutorService timers) {
         this.settings = settings;
         this.queue = queue;
         this.codec = codec;
         this.clock = clock;
         this.state = new RouterState(new KnownWorkers(store, codec, JSON));
         this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view),
-                () -> state.toolsVersion != view.toolsVersion());
+                () -> state.toolsVersion != view.toolsVersion(), timers);
         this.dispatch = new Dispatch(settings, queue, clock, state, loop::schedule);
         this.admission = new Admission(settings, queue, state, dispatch);
         this.waits = new Waits(queue, clock, state);
@@ -95,7 +97,13 @@ public final class Router implements AutoCloseable {
      */
     public static Router start(RouterSettings settings, TaskQueue queue, Store store,
                                Optional<LocalToolExecutor> local, ProtocolCodec codec, Clock clock) {
-        Router router = new Router(settings, queue, store, codec, clock);
+        return start(settings, queue, store, local, codec, clock, RouterLoop.timers());
+    }
+
+    /** {@link #start(RouterSettings, TaskQueue, Store, Optional, ProtocolCodec, Clock)} on timers a test moves. */
+    static Router start(RouterSettings settings, TaskQueue queue, Store store, Optional<LocalToolExecutor> local,
+                        ProtocolCodec codec, Clock clock, ScheduledExecutorService timers) {
+        Router router = new Router(settings, queue, store, codec, clock, timers);
         // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
         router.registration.rememberWorkers();
         local.ifPresent(router::startLocalWorker);

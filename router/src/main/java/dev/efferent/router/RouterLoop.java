@@ -28,8 +28,7 @@ final class RouterLoop {
     private volatile Thread thread;
     private final ThreadPoolExecutor loop = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(), work -> thread = Thread.ofPlatform().name("efferent-router").unstarted(work));
-    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
-    private final ScheduledExecutorService timers = timers();
+    private final ScheduledExecutorService timers;
     private final Runnable afterTurn;
     private final BooleanSupplier changedMuch;
     /** Under a stream of events, counts (tasks running, heartbeats) are published at least this often. */
@@ -50,8 +49,10 @@ final class RouterLoop {
      * @param afterTurn   publishes the view, on the router's thread
      * @param changedMuch whether workers or tools came or went since the last publish: then it is published after
      *                    the turn whatever waits; otherwise once nothing waits, or a millisecond after the last
+     * @param timers      runs the router's timers ({@link #timers()} outside tests); stopped with the loop
      */
-    RouterLoop(Runnable afterTurn, BooleanSupplier changedMuch) {
+    RouterLoop(Runnable afterTurn, BooleanSupplier changedMuch, ScheduledExecutorService timers) {
+        this.timers = timers;
         this.afterTurn = afterTurn;
         this.changedMuch = changedMuch;
     }
@@ -129,13 +130,18 @@ final class RouterLoop {
 
     /** Runs {@code work} on the router's thread after {@code delay}. */
     Future<?> schedule(Runnable work, Duration delay) {
-        return timers.schedule(() -> post(work), Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+        // A block, so a Runnable: post's answer would make the lambda a Callable.
+        return timers.schedule(() -> {
+            post(work);
+        }, Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
     }
 
     /** Posts {@code work} every {@code every}, first after one period. */
     void every(Duration every, Runnable work) {
         long ms = every.toMillis();
-        timers.scheduleWithFixedDelay(() -> post(work), ms, ms, TimeUnit.MILLISECONDS);
+        timers.scheduleWithFixedDelay(() -> {
+            post(work);
+        }, ms, ms, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -188,7 +194,8 @@ final class RouterLoop {
         }
     }
 
-    private static ScheduledThreadPoolExecutor timers() {
+    /** Cancelled timers leave the queue at once: each one holds its connection or task until it would have run. */
+    static ScheduledThreadPoolExecutor timers() {
         ScheduledThreadPoolExecutor timers = new ScheduledThreadPoolExecutor(1,
                 Thread.ofPlatform().name("efferent-router-timers").daemon().factory());
         timers.setRemoveOnCancelPolicy(true);

@@ -20,6 +20,7 @@ import dev.efferent.queue.TaskStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -33,6 +34,12 @@ class FailureTest extends RouterFixture {
 
     private Router hands() {
         return start(true, Optional.empty());
+    }
+
+    /** What {@link #hands()} starts with. */
+    private static RouterSettings handsSettings() {
+        return RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
+                .withPollInterval(Duration.ofMillis(100));
     }
 
     @Test
@@ -50,16 +57,17 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
-    void aBrainBackAfterAnOutageLongerThanTheLeaseLetsTheLiveWorkerFinishItsTask() throws InterruptedException {
-        String id = runningTaskWhoseLeaseRanOut();
-        start(shortLease(), Optional.empty());
-        Thread.sleep(2000);
+    void aBrainBackAfterAnOutageLongerThanTheLeaseLetsTheLiveWorkerFinishItsTask() {
+        ManualScheduler time = new ManualScheduler(START);
+        String id = runningTaskWhoseLeaseRanOut(time);
+        start(shortLease(), time);
+        pass(time, Duration.ofSeconds(2), () -> { });
         assertEquals(TaskStatus.RUNNING, status(id), "the lease was expired before the worker could reconnect");
 
         FakeWorker w = new FakeWorker("laptop");
-        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        w.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
         // Past this brain's first lease: the worker's heartbeats have renewed the task's.
-        Thread.sleep(4000);
+        pass(time, Duration.ofSeconds(4), w::heartbeat);
         assertEquals(TaskStatus.RUNNING, status(id));
         w.complete(id, "done after all");
         Task done = await(id);
@@ -68,23 +76,29 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
-    void aTaskWhoseWorkerNeverComesBackFailsOneLeaseAfterTheBrainStarted() throws InterruptedException {
-        String id = runningTaskWhoseLeaseRanOut();
-        start(shortLease(), Optional.empty());
+    void aTaskWhoseWorkerNeverComesBackFailsOneLeaseAfterTheBrainStarted() {
+        ManualScheduler time = new ManualScheduler(START);
+        String id = runningTaskWhoseLeaseRanOut(time);
+        start(shortLease(), time);
+        pass(time, Duration.ofMillis(4_900), () -> { });
+        assertEquals(TaskStatus.RUNNING, status(id), "failed before a lease had passed");
+        pass(time, Duration.ofMillis(300), () -> { });
         Task failed = await(id);
         assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("lease of worker laptop expired", failed.error().orElseThrow());
     }
 
     /** A task the worker "laptop" runs, dispatched by a brain that then stayed down for longer than the lease. */
-    private String runningTaskWhoseLeaseRanOut() throws InterruptedException {
-        openQueue();
+    private String runningTaskWhoseLeaseRanOut(ManualScheduler time) {
+        openQueue(time.clock());
         String id = queue.enqueue(NewTask.builder("run_shell", "{}").build()).id();
         queue.claim(new ClaimRequest("laptop", Set.of("run_shell"), 1, Duration.ofMillis(1)));
         queue.start(id, "laptop", Duration.ofMillis(1));
-        Thread.sleep(20);
+        time.advance(Duration.ofMillis(20));
         return id;
     }
+
+    private static final Instant START = Instant.parse("2026-11-28T12:00:00Z");
 
     private static RouterSettings shortLease() {
         return RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
@@ -126,26 +140,28 @@ class FailureTest extends RouterFixture {
     }
 
     @Test
-    void silentWorkerIsDeclaredOfflineWithinTwoHeartbeats() throws InterruptedException {
-        hands();
+    void silentWorkerIsDeclaredOfflineWithinTwoHeartbeats() {
+        ManualScheduler time = new ManualScheduler(START);
+        start(handsSettings(), time);
         FakeWorker w = new FakeWorker("laptop");
         w.registerSilently(router, 2, FakeWorker.tool("read_file", true));
-        long start = System.nanoTime();
-        while (w.closeCode == 0 && System.nanoTime() - start < Duration.ofSeconds(5).toNanos()) {
-            Thread.sleep(10);
+        Instant start = time.now();
+        for (int i = 0; i < 50 && w.closeCode == 0; i++) {
+            pass(time, Duration.ofMillis(100), () -> { });
         }
-        long elapsedMs = (System.nanoTime() - start) / 1_000_000;
+        long elapsedMs = Duration.between(start, time.now()).toMillis();
         assertEquals(4001, w.closeCode);
         assertTrue(elapsedMs >= HEARTBEAT.toMillis() * 2 - 50, "not before 2 × the interval: " + elapsedMs);
         assertFalse(router.workers().getFirst().online());
     }
 
     @Test
-    void heartbeatingWorkerStaysOnline() throws InterruptedException {
-        hands();
+    void heartbeatingWorkerStaysOnline() {
+        ManualScheduler time = new ManualScheduler(START);
+        start(handsSettings(), time);
         FakeWorker w = new FakeWorker("laptop");
-        w.register(router, 2, FakeWorker.tool("read_file", true));
-        Thread.sleep(HEARTBEAT.toMillis() * 5);
+        w.registerSilently(router, 2, FakeWorker.tool("read_file", true));
+        pass(time, HEARTBEAT.multipliedBy(5), w::heartbeat);
         assertEquals(0, w.closeCode);
         assertTrue(router.workers().getFirst().online());
     }

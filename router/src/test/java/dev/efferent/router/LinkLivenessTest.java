@@ -8,10 +8,13 @@ import dev.efferent.queue.TaskStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -51,25 +54,36 @@ class LinkLivenessTest extends RouterFixture {
         assertFalse(router.workers().getFirst().online());
     }
 
+    /** As {@link #startWithLinkTimeout}, on timers and a clock that move only when {@code time} is advanced. */
+    private Router startWithLinkTimeout(Duration timeout, ManualScheduler time) {
+        return start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
+                .withPollInterval(Duration.ofMillis(100)).withLinkTimeout(timeout), time);
+    }
+
     @Test
-    void aQuietWorkerThatAnswersPingsStaysOnline() throws InterruptedException {
-        startWithLinkTimeout(Duration.ofMillis(600));
+    void aQuietWorkerThatAnswersPingsStaysOnline() {
+        ManualScheduler time = new ManualScheduler(Instant.parse("2026-11-28T12:00:00Z"));
+        startWithLinkTimeout(Duration.ofMillis(600), time);
         FakeWorker w = new FakeWorker("laptop");
         w.registerSilently(router, 2, FakeWorker.tool("run_shell", false));
-        Thread.sleep(2_000);
+        pass(time, Duration.ofSeconds(2), () -> { });
         assertEquals(0, w.closeCode);
         assertTrue(router.workers().getFirst().online());
     }
 
     @Test
     void aConnectionThatNeverRegistersIsNotKeptForEver() throws InterruptedException {
-        startWithLinkTimeout(Duration.ofSeconds(3));
+        ManualScheduler time = new ManualScheduler(Instant.parse("2026-11-28T12:00:00Z"));
+        startWithLinkTimeout(Duration.ofSeconds(3), time);
         FakeWorker idle = new FakeWorker("idle");
         idle.connection = router.connect(idle);
         idle.connection.receive(new WorkerHeartbeat(1, 0.1, 0));
         ErrorMessage early = idle.next(ErrorMessage.class);
         assertEquals(ErrorCode.UNEXPECTED_MESSAGE, early.code());
-        ErrorMessage late = (ErrorMessage) idle.received.poll(15, java.util.concurrent.TimeUnit.SECONDS);
+        time.advance(Duration.ofMillis(9_900));
+        assertNull(idle.received.poll(200, TimeUnit.MILLISECONDS), "closed before its 10 s were up");
+        time.advance(Duration.ofMillis(100));
+        ErrorMessage late = (ErrorMessage) idle.received.poll(15, TimeUnit.SECONDS);
         assertEquals("no worker:register within 10s of connecting", late.message());
         assertEquals(1008, idle.awaitClose());
     }

@@ -33,14 +33,43 @@ abstract class RouterFixture {
         return router;
     }
 
+    /** A router whose timers and clock move only when {@code time} is advanced. */
+    Router start(RouterSettings settings, ManualScheduler time) {
+        if (queue == null) {
+            openQueue(time.clock());
+        }
+        router = Router.start(settings, queue, Stores.inMemory(), Optional.empty(), new ProtocolCodec(), time.clock(),
+                time);
+        return router;
+    }
+
     /** Opens the memory queue the next {@link #start} uses, e.g. to put tasks in it before a router runs. */
     TaskQueue openQueue() {
+        return openQueue(Clock.systemUTC());
+    }
+
+    /** {@link #openQueue()} on {@code clock}. */
+    TaskQueue openQueue(Clock clock) {
         queue = Queues.providers().build().select("memory").open(key -> switch (key) {
             case "retry-backoff" -> Optional.of("PT0.1S");
             default -> Optional.empty();
-        }, Clock.systemUTC());
+        }, clock);
         return queue;
     }
+
+    /**
+     * Moves {@code time} on by {@code duration} in steps of 100 ms, doing {@code eachStep} (a heartbeat, say) before
+     * each, and letting the router act on what each step's timers posted before the next.
+     */
+    void pass(ManualScheduler time, Duration duration, Runnable eachStep) {
+        for (Duration passed = Duration.ZERO; passed.compareTo(duration) < 0; passed = passed.plus(STEP)) {
+            eachStep.run();
+            time.advance(STEP);
+            router.workers(); // runs on the router's thread after what the timers posted
+        }
+    }
+
+    private static final Duration STEP = Duration.ofMillis(100);
 
     @AfterEach
     void stopRouter() {

@@ -1,11 +1,17 @@
 package dev.efferent.approvals.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import dev.efferent.tools.spi.Risk;
 import dev.efferent.tools.spi.ToolHints;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * A call the policy judges.
@@ -36,11 +42,11 @@ public record Call(String tool, ToolHints hints, JsonNode params, Optional<Strin
      */
     public String hash() {
         try {
-            var digest = java.security.MessageDigest.getInstance("SHA-256");
+            var digest = MessageDigest.getInstance("SHA-256");
             String text = tool + "\n" + canonical(params) + "\n" + machine.orElse("");
-            byte[] sum = digest.digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            return java.util.HexFormat.of().formatHex(sum, 0, 8);
-        } catch (java.security.NoSuchAlgorithmException e) {
+            byte[] sum = digest.digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(sum, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("this JVM has no SHA-256", e);
         }
     }
@@ -48,11 +54,11 @@ public record Call(String tool, ToolHints hints, JsonNode params, Optional<Strin
     /** JSON with every object's keys in order, so that one call has one text. */
     private static String canonical(JsonNode node) {
         if (node.isObject()) {
-            java.util.TreeMap<String, JsonNode> sorted = new java.util.TreeMap<>();
+            TreeMap<String, JsonNode> sorted = new TreeMap<>();
             node.fields().forEachRemaining(e -> sorted.put(e.getKey(), e.getValue()));
             StringBuilder s = new StringBuilder("{");
             sorted.forEach((k, v) -> s.append(s.length() > 1 ? "," : "").append(
-                    com.fasterxml.jackson.databind.node.TextNode.valueOf(k)).append(':').append(canonical(v)));
+                    TextNode.valueOf(k)).append(':').append(canonical(v)));
             return s.append('}').toString();
         }
         if (node.isArray()) {

@@ -2,6 +2,8 @@ package dev.efferent.approvals.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -152,9 +154,9 @@ public record Rule(Decision decision, Pattern tool, Optional<Pattern> machine, O
     static String normalizedPath(String path) {
         String p = path.strip();
         try {
-            String n = java.nio.file.Path.of(p).normalize().toString();
+            String n = Path.of(p).normalize().toString();
             return n.isEmpty() ? "." : n;
-        } catch (java.nio.file.InvalidPathException e) {
+        } catch (InvalidPathException e) {
             return p;
         }
     }

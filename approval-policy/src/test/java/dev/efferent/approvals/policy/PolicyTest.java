@@ -1,11 +1,13 @@
 package dev.efferent.approvals.policy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.efferent.tools.spi.Risk;
 import dev.efferent.tools.spi.ToolHints;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -100,10 +102,10 @@ class PolicyTest {
     @Test
     void whatTheToolForbidsIsRefusedWhateverTheRulesAllow() {
         Policy policy = Policy.parse(List.of("allow run_shell"));
-        assertEquals(Decision.DENY, decide(policy, shell("rm -rf ~", null).withRisk(dev.efferent.tools.spi.Risk.FORBIDDEN)));
-        assertEquals(Decision.ASK, decide(policy, shell("make", null).withRisk(dev.efferent.tools.spi.Risk.ASK)));
+        assertEquals(Decision.DENY, decide(policy, shell("rm -rf ~", null).withRisk(Risk.FORBIDDEN)));
+        assertEquals(Decision.ASK, decide(policy, shell("make", null).withRisk(Risk.ASK)));
         assertEquals(Decision.DENY, decide(Policy.parse(List.of("deny run_shell")),
-                shell("make", null).withRisk(dev.efferent.tools.spi.Risk.ASK)), "a deny rule still wins");
+                shell("make", null).withRisk(Risk.ASK)), "a deny rule still wins");
     }
 
     @Test
@@ -147,7 +149,7 @@ class PolicyTest {
         Policy deny = Policy.parse(List.of("deny run_shell if command~(.*a){20}b"));
         long start = System.nanoTime();
         assertEquals(Decision.DENY, decide(deny, shell(slow, null)), "a deny rule that cannot finish denies");
-        assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(30));
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(30));
         Policy allow = Policy.parse(List.of("allow run_shell if command~(.*a){20}b"));
         assertEquals(Decision.ASK, decide(allow, shell(slow, null)), "an allow rule that cannot finish allows nothing");
     }

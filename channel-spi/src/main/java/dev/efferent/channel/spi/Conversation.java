@@ -1,6 +1,7 @@
 package dev.efferent.channel.spi;
 
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * One chat with the assistant: a channel and the channel's own id for the chat (a Telegram chat id, a console
@@ -27,12 +28,12 @@ public record Conversation(String channel, String id) {
     }
 
     /** The conversation a {@link #key()} names, if it is one. */
-    public static java.util.Optional<Conversation> fromKey(String key) {
+    public static Optional<Conversation> fromKey(String key) {
         int colon = key.indexOf(':');
         if (colon <= 0 || colon == key.length() - 1) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of(new Conversation(key.substring(0, colon), key.substring(colon + 1)));
+        return Optional.of(new Conversation(key.substring(0, colon), key.substring(colon + 1)));
     }
 
     @Override

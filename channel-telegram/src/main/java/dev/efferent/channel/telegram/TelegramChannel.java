@@ -15,7 +15,9 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -40,7 +42,7 @@ final class TelegramChannel implements Channel {
     private Thread poller;
 
     /** The message each prompt's buttons are on, to take them away when it is answered another way. */
-    private final java.util.Map<String, long[]> keyboards = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, long[]> keyboards = new ConcurrentHashMap<>();
 
     TelegramChannel(TelegramSettings settings) {
         this.settings = settings;
@@ -176,7 +178,7 @@ final class TelegramChannel implements Channel {
 
     /** Telegram carries at most 64 bytes of data a button. */
     private static boolean buttons(OutgoingMessage.Prompt p) {
-        return p.choices().stream().allMatch(c -> c.command().getBytes(java.nio.charset.StandardCharsets.UTF_8).length
+        return p.choices().stream().allMatch(c -> c.command().getBytes(StandardCharsets.UTF_8).length
                 <= 64);
     }
 

@@ -6,6 +6,7 @@ import dev.efferent.plugin.SettingsException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -21,7 +22,7 @@ record TelegramSettings(URI baseUrl, String token, Set<Long> allowedChats, Durat
 
     static TelegramSettings from(Settings s, Map<String, String> env) {
         String token = s.get("bot-token").filter(t -> !t.isBlank())
-                .or(() -> java.util.Optional.ofNullable(env.get("TELEGRAM_BOT_TOKEN")).filter(t -> !t.isBlank()))
+                .or(() -> Optional.ofNullable(env.get("TELEGRAM_BOT_TOKEN")).filter(t -> !t.isBlank()))
                 .orElseThrow(() -> new SettingsException("the Telegram channel needs a bot token: set "
                         + "EFFERENT_CHANNELS_TELEGRAM_BOT__TOKEN (or TELEGRAM_BOT_TOKEN) to the token @BotFather gave you"));
         Set<Long> chats;

@@ -4,6 +4,7 @@ import dev.efferent.plugin.Settings;
 import io.helidon.config.Config;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -45,7 +46,7 @@ public final class ConfigSettings implements Settings {
         String prefix = node.key().toString();
         String full = prefix.isEmpty() ? key : prefix + "." + key;
         return "'" + full + "' (" + ConfigLoader.ENV_PREFIX
-                + full.toUpperCase(java.util.Locale.ROOT).replace("-", "__").replace(".", "_") + ")";
+                + full.toUpperCase(Locale.ROOT).replace("-", "__").replace(".", "_") + ")";
     }
 
     @Override

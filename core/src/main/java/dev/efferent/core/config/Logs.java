@@ -1,5 +1,8 @@
 package dev.efferent.core.config;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Locale;
 import java.util.logging.ConsoleHandler;
 import java.util.logging.Formatter;
 import java.util.logging.Level;
@@ -66,7 +69,7 @@ public final class Logs {
         }
         Level efferentLevel;
         try {
-            efferentLevel = Level.parse(level.strip().toUpperCase(java.util.Locale.ROOT));
+            efferentLevel = Level.parse(level.strip().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw new ConfigException("log.level must be one of SEVERE, WARNING, INFO, FINE, FINER, FINEST, got '"
                     + level + "'");
@@ -104,8 +107,8 @@ public final class Logs {
             String text = String.format("%1$tF %1$tT %2$-7s %3$s: %4$s%n", r.getMillis(), r.getLevel().getName(),
                     shortName, oneLine(formatMessage(r), Integer.MAX_VALUE));
             if (r.getThrown() != null) {
-                java.io.StringWriter trace = new java.io.StringWriter();
-                r.getThrown().printStackTrace(new java.io.PrintWriter(trace));
+                StringWriter trace = new StringWriter();
+                r.getThrown().printStackTrace(new PrintWriter(trace));
                 // A stack trace spans lines, and its messages may come from outside: every one of its lines is
                 // indented, so none can pass for a record of its own (those start with the date).
                 StringBuilder indented = new StringBuilder();

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Reader;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -49,7 +50,7 @@ final class YamlParser implements ConfigParser {
             }
             if (!(data instanceof Map<?, ?> map)) {
                 throw new ConfigParserException("a configuration file holds keys and values at its top level, not "
-                        + data.getClass().getSimpleName().toLowerCase(java.util.Locale.ROOT));
+                        + data.getClass().getSimpleName().toLowerCase(Locale.ROOT));
             }
             return object(map);
         } catch (IOException | RuntimeException e) {

@@ -1,6 +1,9 @@
 package dev.efferent.core.plugin;
 
+import dev.efferent.core.config.ConfigException;
+import dev.efferent.core.config.ConfigSettings;
 import dev.efferent.core.config.HomePath;
+import io.helidon.config.Config;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -50,8 +53,8 @@ public final class PluginLayers {
      * home, when the launcher sets {@code efferent.home}, and {@code ~/.efferent/plugins}), failing on a broken
      * plugin unless {@code plugins.on-error} is {@code skip}.
      */
-    public static PluginLayers fromConfig(io.helidon.config.Config config) {
-        List<String> configured = new dev.efferent.core.config.ConfigSettings(config.get("plugins")).list("dirs");
+    public static PluginLayers fromConfig(Config config) {
+        List<String> configured = new ConfigSettings(config.get("plugins")).list("dirs");
         List<Path> dirs = new ArrayList<>();
         if (configured.isEmpty()) {
             String home = System.getProperty("efferent.home");
@@ -64,14 +67,14 @@ public final class PluginLayers {
         }
         String onError = config.get("plugins.on-error").asString().orElse("fail");
         if (!onError.equals("fail") && !onError.equals("skip")) {
-            throw new dev.efferent.core.config.ConfigException("plugins.on-error must be fail or skip, got '"
+            throw new ConfigException("plugins.on-error must be fail or skip, got '"
                     + onError + "'");
         }
         return load(dirs, onError.equals("fail"));
     }
 
     /** Whether a broken plugin should stop start-up, as the configuration says. */
-    public static boolean failOnError(io.helidon.config.Config config) {
+    public static boolean failOnError(Config config) {
         return !"skip".equals(config.get("plugins.on-error").asString().orElse("fail"));
     }
 

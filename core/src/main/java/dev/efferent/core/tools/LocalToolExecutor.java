@@ -3,6 +3,7 @@ package dev.efferent.core.tools;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.tools.spi.AllowedRoots;
+import dev.efferent.tools.spi.Risk;
 import dev.efferent.tools.spi.ToolException;
 import dev.efferent.tools.spi.ToolParams;
 import dev.efferent.tools.spi.ToolResult;
@@ -80,16 +81,16 @@ public final class LocalToolExecutor implements AutoCloseable {
      * How risky {@code tool} judges a call with {@code params} ({@link dev.efferent.tools.spi.Tool#risk}); unjudged
      * for a tool this process does not have, or one whose judgement fails (logged).
      */
-    public dev.efferent.tools.spi.Risk risk(String tool, ObjectNode params) {
+    public Risk risk(String tool, ObjectNode params) {
         Optional<CatalogEntry> entry = catalog.find(tool);
         if (entry.isEmpty()) {
-            return dev.efferent.tools.spi.Risk.UNJUDGED;
+            return Risk.UNJUDGED;
         }
         try {
             return entry.get().tool().risk(new ToolParams(toMap(params)));
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "Tool " + tool + " could not judge a call's risk; it is not judged", e);
-            return dev.efferent.tools.spi.Risk.UNJUDGED;
+            return Risk.UNJUDGED;
         }
     }
 
@@ -99,14 +100,12 @@ public final class LocalToolExecutor implements AutoCloseable {
      * @return why it cannot, if it cannot
      */
     public Optional<Refusal> check(String tool, ObjectNode params) {
-        return check(catalog.find(tool), tool, params);
+        return checkOnce(tool, params).refusal();
     }
 
-    private Optional<Refusal> check(Optional<CatalogEntry> entry, String tool, ObjectNode params) {
-        if (entry.isEmpty()) {
-            return Optional.of(unknown(tool));
-        }
-        List<String> problems = entry.get().validate(params);
+    /** Why {@code params} do not fit {@code entry}, if they do not. */
+    private Optional<Refusal> check(CatalogEntry entry, String tool, ObjectNode params) {
+        List<String> problems = entry.validate(params);
         if (!problems.isEmpty()) {
             return Optional.of(new Refusal(Refusal.Kind.BAD_PARAMS,
                     "invalid params for " + tool + ": " + String.join("; ", problems)));
@@ -121,7 +120,7 @@ public final class LocalToolExecutor implements AutoCloseable {
      * Callers bound how many calls run at once ({@link TaskRunner} does), counting a call until it is released.
      */
     public ToolExecution execute(ToolCall call, ProgressListener progress) {
-        return execute(call, progress, Optional.empty());
+        return execute(call, progress, NOT_CHECKED);
     }
 
     /**
@@ -130,7 +129,7 @@ public final class LocalToolExecutor implements AutoCloseable {
      */
     Checked checkOnce(String tool, ObjectNode params) {
         Optional<CatalogEntry> entry = catalog.find(tool);
-        return new Checked(entry, check(entry, tool, params));
+        return new Checked(entry, entry.isEmpty() ? Optional.of(unknown(tool)) : check(entry.get(), tool, params));
     }
 
     /** The tool {@code tool} names here, for a call whose params were checked elsewhere against this copy. */
@@ -148,22 +147,23 @@ public final class LocalToolExecutor implements AutoCloseable {
     record Checked(Optional<CatalogEntry> entry, Optional<Refusal> refusal) {
     }
 
+    /** A call not checked before: its params are checked when it starts. */
+    private static final Checked NOT_CHECKED = new Checked(Optional.empty(), Optional.empty());
+
     /**
      * {@link #execute(ToolCall, ProgressListener)} of a call already {@code checked}: its params are not checked
      * again unless the tool changed since.
      */
     ToolExecution execute(ToolCall call, ProgressListener progress, Checked checked) {
-        return execute(call, progress, checked.refusal().isEmpty() ? checked.entry() : Optional.empty());
-    }
-
-    private ToolExecution execute(ToolCall call, ProgressListener progress, Optional<CatalogEntry> checkedEntry) {
+        Optional<CatalogEntry> checkedEntry = checked.refusal().isEmpty() ? checked.entry() : Optional.empty();
         Instant start = clock.instant();
         RunningCall running = new RunningCall(call.taskId(), call.session(), start, call.timeout(), roots, progress, clock);
         // Looked up once: a toolkit may change its tools while this runs.
         Optional<CatalogEntry> found = catalog.find(call.tool());
         // Checked once: again only if the tool is not the one the caller checked (a toolkit changed it meanwhile).
         boolean checkedAlready = found.isPresent() && checkedEntry.isPresent() && found.get() == checkedEntry.get();
-        Optional<Refusal> refusal = checkedAlready ? Optional.empty() : check(found, call.tool(), call.params());
+        Optional<Refusal> refusal = checkedAlready ? Optional.empty()
+                : found.isEmpty() ? Optional.of(unknown(call.tool())) : check(found.get(), call.tool(), call.params());
         if (refusal.isPresent()) {
             running.release();
             running.finish(ToolOutcome.failed(refusal.get().message(), Duration.ZERO));

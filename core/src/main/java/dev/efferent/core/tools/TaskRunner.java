@@ -1,5 +1,6 @@
 package dev.efferent.core.tools;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.RejectReason;
 import dev.efferent.protocol.ResultStatus;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -55,7 +57,7 @@ public final class TaskRunner {
     /** Stopping: every dispatch is handed back at once. */
     private volatile boolean draining;
     /** Tasks being stopped to be handed back: their end is reported as a hand-back, not a result. */
-    private final java.util.Set<String> handedBack = ConcurrentHashMap.newKeySet();
+    private final Set<String> handedBack = ConcurrentHashMap.newKeySet();
     /** A dispatch was refused as busy since slots were last reported free. */
     private final AtomicBoolean refusedBusy = new AtomicBoolean();
     private final long startedNanos = System.nanoTime();
@@ -104,7 +106,7 @@ public final class TaskRunner {
     @FunctionalInterface
     public interface Guard {
         /** The reason to refuse {@code tool} with {@code params}, in words for the person who asked; empty to run it. */
-        Optional<String> refusal(String tool, com.fasterxml.jackson.databind.node.ObjectNode params);
+        Optional<String> refusal(String tool, ObjectNode params);
     }
 
     /** Handles a {@code task:dispatch} or {@code task:cancel}; other messages are not for it and are ignored. */

@@ -1,5 +1,6 @@
 package dev.efferent.core.tools;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -50,7 +51,7 @@ public final class ToolResultJson {
     public static ToolResult stored(String json) {
         try {
             return read(MAPPER.readTree(json));
-        } catch (com.fasterxml.jackson.core.JsonProcessingException | IllegalArgumentException e) {
+        } catch (JsonProcessingException | IllegalArgumentException e) {
             System.getLogger(ToolResultJson.class.getName()).log(System.Logger.Level.WARNING,
                     "A stored result is not a tool result ({0}); taken as text", e.getMessage());
             return ToolResult.text(json);

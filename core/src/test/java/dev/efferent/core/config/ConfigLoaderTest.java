@@ -34,7 +34,7 @@ class ConfigLoaderTest {
                 hands:
                   enabled: true
                 """);
-        Config config = ConfigLoader.load(Optional.of(file), Map.of("EFFERENT_WORKER_SECRET", "from-env",
+        Config config = ConfigLoader.load(file, Map.of("EFFERENT_WORKER_SECRET", "from-env",
                 "HOME", "/ignored"), Map.of("worker.name", "default-name", "server.port", "18789"));
         assertEquals("from-env", config.get("worker.secret").asString().get());
         assertEquals("laptop", config.get("worker.name").asString().get());
@@ -48,7 +48,7 @@ class ConfigLoaderTest {
         assertEquals("worker.secret", ConfigLoader.keyOf("EFFERENT_WORKER_SECRET"));
         assertEquals("tools.shell.max-output-bytes", ConfigLoader.keyOf("EFFERENT_TOOLS_SHELL_MAX__OUTPUT__BYTES"));
         assertEquals("EFFERENT_TOOLS_FS_MAX__READ__BYTES", ConfigLoader.environmentVariableOf("tools.fs.max-read-bytes"));
-        Config config = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_TOOLS_SHELL_MAX__OUTPUT__BYTES", "2048"),
+        Config config = ConfigLoader.load(Map.of("EFFERENT_TOOLS_SHELL_MAX__OUTPUT__BYTES", "2048"),
                 Map.of());
         assertEquals(2048, config.get("tools.shell.max-output-bytes").asInt().get());
     }
@@ -65,32 +65,32 @@ class ConfigLoaderTest {
                 log:
                   level:
                 """);
-        Config config = ConfigLoader.load(Optional.of(file), Map.of(), Map.of());
+        Config config = ConfigLoader.load(file, Map.of(), Map.of());
         assertEquals(List.of("~/projects", "/srv/data"), config.get("tools.roots").asList(String.class).get());
         assertEquals("files", config.get("mcp.servers.0.name").asString().get());
         assertEquals(List.of("npx", "server"), config.get("mcp.servers.0.command").asList(String.class).get());
-        assertTrue(ConfigLoader.load(Optional.of(yaml("")), Map.of(), Map.of()).get("tools").asNode().isEmpty());
+        assertTrue(ConfigLoader.load(yaml(""), Map.of(), Map.of()).get("tools").asNode().isEmpty());
     }
 
     @Test
     void yamlThatNamesAJavaTypeIsRefusedNotBuilt() throws IOException {
         // A configuration file is data: a tag that would construct an arbitrary class is an error, not an object.
         Path file = yaml("tools: !!java.io.File [\"/etc/passwd\"]\n");
-        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(file), Map.of(),
+        ConfigException e = assertThrows(ConfigException.class, () -> ConfigLoader.load(file, Map.of(),
                 Map.of()));
         assertTrue(e.getMessage().contains("could not be read"), e.getMessage());
         // Aliases of collections: a few lines that expand to billions of nodes, or to a list inside itself.
         String laughs = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
                 + "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n";
         for (String hostile : List.of(laughs, "a: &a [*a]\n")) {
-            ConfigException e2 = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(yaml(hostile)),
+            ConfigException e2 = assertThrows(ConfigException.class, () -> ConfigLoader.load(yaml(hostile),
                     Map.of(), Map.of()));
             assertTrue(e2.getMessage().contains("could not be read"), e2.getMessage());
         }
         ConfigException number = assertThrows(ConfigException.class, () -> ConfigLoader.load(
-                Optional.of(yaml("port: !!int abc\n")), Map.of(), Map.of()));
+                yaml("port: !!int abc\n"), Map.of(), Map.of()));
         assertTrue(number.getMessage().contains("could not be read"), number.getMessage());
-        ConfigException list = assertThrows(ConfigException.class, () -> ConfigLoader.load(Optional.of(yaml("- a\n- b\n")),
+        ConfigException list = assertThrows(ConfigException.class, () -> ConfigLoader.load(yaml("- a\n- b\n"),
                 Map.of(), Map.of()));
         assertTrue(list.getMessage().contains("top level"), list.getMessage());
     }
@@ -99,7 +99,7 @@ class ConfigLoaderTest {
     void missingFileIsAClearError() {
         Path missing = dir.resolve("nope.yaml");
         ConfigException e = assertThrows(ConfigException.class,
-                () -> ConfigLoader.load(Optional.of(missing), Map.of(), Map.of()));
+                () -> ConfigLoader.load(missing, Map.of(), Map.of()));
         assertEquals("configuration file '" + missing.toAbsolutePath()
                 + "' does not exist; pass an existing YAML file or leave the option out to use defaults", e.getMessage());
     }
@@ -114,7 +114,7 @@ class ConfigLoaderTest {
                   fs:
                     max-read-bytes: 4096
                 """);
-        Config config = ConfigLoader.load(Optional.of(file), Map.of("EFFERENT_TOOLS_EXTRA", "x, y ,,z"), Map.of());
+        Config config = ConfigLoader.load(file, Map.of("EFFERENT_TOOLS_EXTRA", "x, y ,,z"), Map.of());
         ConfigSettings tools = new ConfigSettings(config.get("tools"));
         assertEquals(List.of("/a", "/b"), tools.list("roots"));
         assertEquals(List.of("x", "y", "z"), tools.list("extra"));

@@ -15,7 +15,7 @@ class ConfigSettingsTest {
 
     @Test
     void everyPluginReadsDurationsTheSameWay() {
-        Config config = ConfigLoader.load(Optional.empty(), Map.of("queue.postgres.connect-timeout", "2s",
+        Config config = ConfigLoader.load(Map.of("queue.postgres.connect-timeout", "2s",
                 "tools.shell.default-timeout", "PT30S"), Map.of(), Map.of());
         assertEquals(Duration.ofSeconds(2), new ConfigSettings(config.get("queue.postgres"))
                 .getDuration("connect-timeout", Duration.ZERO));
@@ -25,7 +25,7 @@ class ConfigSettingsTest {
 
     @Test
     void aBadValueNamesTheFullKeyItsVariableAndTheFormsAccepted() {
-        Config config = ConfigLoader.load(Optional.empty(), Map.of(),
+        Config config = ConfigLoader.load(Map.of(),
                 Map.of("EFFERENT_QUEUE_POSTGRES_CONNECT__TIMEOUT", "soon"), Map.of());
         SettingsException e = assertThrows(SettingsException.class, () -> new ConfigSettings(config.get("queue.postgres"))
                 .getDuration("connect-timeout", Duration.ZERO));
@@ -35,7 +35,7 @@ class ConfigSettingsTest {
 
     @Test
     void aMissingKeyFallsBackToTheSharedNode() {
-        Config config = ConfigLoader.load(Optional.empty(), Map.of("db.url", "jdbc:postgresql://db/x"), Map.of(),
+        Config config = ConfigLoader.load(Map.of("db.url", "jdbc:postgresql://db/x"), Map.of(),
                 Map.of());
         assertEquals(Optional.of("jdbc:postgresql://db/x"),
                 new ConfigSettings(config.get("queue.postgres"), Optional.of(config.get("db"))).get("url"));

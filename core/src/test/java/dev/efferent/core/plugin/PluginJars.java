@@ -2,6 +2,7 @@ package dev.efferent.core.plugin;
 
 import dev.efferent.tools.spi.ToolkitProvider;
 
+import java.io.File;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 import java.io.ByteArrayOutputStream;
@@ -50,10 +51,10 @@ final class PluginJars {
         List<String> args = new ArrayList<>(List.of("--release", "21", "-d", classes.toString()));
         if (!modulePath.isEmpty()) {
             // The tools SPI brings the settings module (efferent.plugin.api) with it.
-            List<Path> path = new java.util.ArrayList<>(modulePath);
+            List<Path> path = new ArrayList<>(modulePath);
             path.add(location("efferent.plugin.api"));
             args.add("--module-path");
-            args.add(String.join(java.io.File.pathSeparator, path.stream().map(Path::toString).toList()));
+            args.add(String.join(File.pathSeparator, path.stream().map(Path::toString).toList()));
         }
         args.addAll(files);
         ByteArrayOutputStream errors = new ByteArrayOutputStream();

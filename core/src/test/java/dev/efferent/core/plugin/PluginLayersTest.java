@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -51,7 +52,7 @@ class PluginLayersTest {
                 "module-info.java", "module test.helper { exports com.example.helper; }",
                 "com/example/helper/Greeting.java", "package com.example.helper; public final class Greeting { "
                         + "public static String text() { return \"hi\"; } }"), List.of());
-        Map<String, String> sources = new java.util.HashMap<>(PluginJars.toolkit("test.uses.helper", "helped",
+        Map<String, String> sources = new HashMap<>(PluginJars.toolkit("test.uses.helper", "helped",
                 "com.example.helper.Greeting.text();"));
         sources.put("module-info.java", "module test.uses.helper { requires efferent.tools.spi; requires test.helper; "
                 + "provides dev.efferent.tools.spi.ToolkitProvider with com.example.helped.Provider; }");
@@ -73,7 +74,7 @@ class PluginLayersTest {
     void aMissingDependencyIsNamed() throws IOException {
         Path stub = PluginJars.build(work, work.resolve("stub/stub.jar"), Map.of("module-info.java", "module test.stub {}"),
                 List.of());
-        Map<String, String> sources = new java.util.HashMap<>(PluginJars.toolkit("test.needs.stub", "needy", ""));
+        Map<String, String> sources = new HashMap<>(PluginJars.toolkit("test.needs.stub", "needy", ""));
         sources.put("module-info.java", "module test.needs.stub { requires efferent.tools.spi; requires test.stub; "
                 + "provides dev.efferent.tools.spi.ToolkitProvider with com.example.needy.Provider; }");
         Path jar = PluginJars.build(work, plugins().resolve("needy.jar"), sources, List.of(PluginJars.spi(), stub));

@@ -11,7 +11,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -58,7 +61,7 @@ class LocalToolExecutorTest {
         try {
             ToolCall call = new ToolCall("t1", "say", params("{\"loud\":true}"), Duration.ofSeconds(10));
             LocalToolExecutor.Checked checked = checkedOnce.checkOnce("say", call.params());
-            assertEquals(java.util.Optional.empty(), checked.refusal());
+            assertEquals(Optional.empty(), checked.refusal());
             assertEquals("said", text(checkedOnce.execute(call, ProgressListener.NONE, checked).outcome()
                     .get(10, TimeUnit.SECONDS)));
 
@@ -167,7 +170,7 @@ class LocalToolExecutorTest {
 
     @Test
     void aToolsThreadServesTheNextCallWithoutWhatTheLastOneLeftOnIt() throws Exception {
-        java.util.Set<String> threads = new java.util.HashSet<>();
+        Set<String> threads = new HashSet<>();
         for (int i = 0; i < 10; i++) {
             // One call leaves its thread interrupted and at another priority; the next one, perhaps on that thread,
             // sees neither.

@@ -13,6 +13,8 @@ import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.tools.spi.AllowedRoots;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,7 +31,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
@@ -242,10 +246,10 @@ class StuckToolsTest {
             long stuckMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stuckSince);
             toolkit.letGo(fifos);
             e.released().get(5, TimeUnit.SECONDS);
-            awaitTrue(() -> records.stream().anyMatch(r -> r.getLevel() == java.util.logging.Level.INFO));
+            awaitTrue(() -> records.stream().anyMatch(r -> r.getLevel() == Level.INFO));
 
             SimpleFormatter f = new SimpleFormatter();
-            List<String> warnings = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.WARNING)
+            List<String> warnings = records.stream().filter(r -> r.getLevel() == Level.WARNING)
                     .map(f::formatMessage).toList();
             assertTrue(warnings.get(0).matches("Tool 'spin' \\(task w1\\) is stuck: it has not returned 3\\d\\dms "
                     + "after its call ended \\(timed out after 100ms\\)\\. It ignores interrupts or is blocked in "
@@ -254,7 +258,7 @@ class StuckToolsTest {
                     + "ended \\(timed out after 100ms\\), and holds a concurrency slot"), warnings.get(1));
             // First after 300 ms, then every 400 ms at most.
             assertTrue(warnings.size() >= 2 && warnings.size() <= 1 + (stuckMs - 300) / 400 + 1, warnings.toString());
-            String info = records.stream().filter(r -> r.getLevel() == java.util.logging.Level.INFO)
+            String info = records.stream().filter(r -> r.getLevel() == Level.INFO)
                     .map(f::formatMessage).findFirst().orElseThrow();
             assertTrue(info.matches("Tool 'spin' \\(task w1\\) returned at last, \\d+(ms|s) after its call ended; "
                     + "its slot is free again"), info);
@@ -304,7 +308,7 @@ class StuckToolsTest {
         return fifo;
     }
 
-    private static void awaitTrue(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    private static void awaitTrue(BooleanSupplier condition) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!condition.getAsBoolean() && System.nanoTime() < end) {
             Thread.sleep(10);
@@ -315,8 +319,8 @@ class StuckToolsTest {
     /** Skips where the machine lacks what the test needs, but never in CI (CI=true), where every test must run. */
     private static void requireHere(boolean condition, String what) {
         if (!condition && "true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assertions.fail(what + "; with CI=true this test must run");
+            Assertions.fail(what + "; with CI=true this test must run");
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(condition, what);
+        Assumptions.assumeTrue(condition, what);
     }
 }

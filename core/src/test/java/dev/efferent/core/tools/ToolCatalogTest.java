@@ -10,6 +10,7 @@ import dev.efferent.tools.spi.Toolkit;
 import dev.efferent.tools.spi.ToolkitProvider;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -56,7 +57,7 @@ class ToolCatalogTest {
         List<Tool> offered = changing.offered;
         ToolCatalog catalog = ToolCatalog.of(List.of(changing, toolkit("fixed",
                 FakeToolkit.tool("fixed", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")))));
-        List<List<String>> heard = new java.util.ArrayList<>();
+        List<List<String>> heard = new ArrayList<>();
         catalog.onChange(() -> heard.add(catalog.names()));
 
         offered.add(FakeToolkit.tool("late", "{\"type\":\"object\"}", (p, c) -> ToolResult.text("x")));

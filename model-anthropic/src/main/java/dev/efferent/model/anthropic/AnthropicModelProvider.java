@@ -6,8 +6,6 @@ import dev.efferent.model.spi.ModelProvider;
 import dev.efferent.plugin.Settings;
 import dev.efferent.plugin.SettingsException;
 
-import java.util.Optional;
-
 /** Provides Anthropic's Messages API as {@code anthropic}. */
 public final class AnthropicModelProvider implements ModelProvider {
     /** Where the API is when {@code model.base-url} is not set. */
@@ -24,7 +22,7 @@ public final class AnthropicModelProvider implements ModelProvider {
 
     @Override
     public Model open(Settings settings) {
-        ModelSettings read = ModelSettings.from(settings, name(), DEFAULT_BASE_URL, Optional.empty(), "ANTHROPIC_API_KEY");
+        ModelSettings read = ModelSettings.from(settings, name(), DEFAULT_BASE_URL, "ANTHROPIC_API_KEY");
         if (read.temperature().filter(t -> t > 1).isPresent()) {
             throw new SettingsException("setting " + settings.describe("temperature") + " must be from 0 to 1 for "
                     + "Anthropic's models, got " + read.temperature().get());

@@ -12,6 +12,7 @@ import dev.efferent.model.spi.ModelRequest;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
 import dev.efferent.model.spi.Usage;
+import dev.efferent.plugin.SettingsException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,7 +95,7 @@ class AnthropicModelTest {
 
     @Test
     void aTemperatureAboveOneIsRefused() {
-        dev.efferent.plugin.SettingsException e = assertThrows(dev.efferent.plugin.SettingsException.class,
+        SettingsException e = assertThrows(SettingsException.class,
                 () -> model(Map.of("temperature", "1.5")));
         assertEquals("setting 'temperature' must be from 0 to 1 for Anthropic's models, got 1.5", e.getMessage());
     }

@@ -1,5 +1,6 @@
 package dev.efferent.model.http;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.model.spi.ModelException;
@@ -17,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
@@ -168,7 +170,7 @@ public final class ModelHttp {
         });
         try (body) {
             return reader.read(body);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             throw malformed("it is not JSON (" + e.getOriginalMessage() + ")");
         } catch (IOException e) {
             if (System.nanoTime() - deadline >= 0) {
@@ -254,7 +256,7 @@ public final class ModelHttp {
                 return Optional.of(Duration.ofMillis((long) (Double.parseDouble(v) * 1000)));
             } catch (NumberFormatException e) {
                 try {
-                    Duration until = Duration.between(java.time.Instant.now(),
+                    Duration until = Duration.between(Instant.now(),
                             ZonedDateTime.parse(v, DateTimeFormatter.RFC_1123_DATE_TIME).toInstant());
                     return Optional.of(until.isNegative() ? Duration.ZERO : until);
                 } catch (DateTimeParseException d) {

@@ -30,11 +30,9 @@ public record ModelSettings(String provider, URI baseUrl, String name, Optional<
      *
      * @param provider       the provider's name
      * @param defaultBaseUrl the base URL when {@code base-url} is not set
-     * @param defaultName    the model when {@code name} is not set; empty when it must be set
      * @param keyVariable    the environment variable read when {@code api-key} is not set, e.g. {@code OPENAI_API_KEY}
      */
-    public static ModelSettings from(Settings settings, String provider, String defaultBaseUrl,
-                                     Optional<String> defaultName, String keyVariable) {
+    public static ModelSettings from(Settings settings, String provider, String defaultBaseUrl, String keyVariable) {
         String base = settings.get("base-url").orElse(defaultBaseUrl).strip();
         URI baseUrl;
         try {
@@ -47,7 +45,7 @@ public record ModelSettings(String provider, URI baseUrl, String name, Optional<
             throw new SettingsException("setting " + settings.describe("base-url") + " must be an http or https URL "
                     + "such as " + defaultBaseUrl + ", got '" + base + "'");
         }
-        String name = settings.get("name").map(String::strip).filter(n -> !n.isEmpty()).or(() -> defaultName)
+        String name = settings.get("name").map(String::strip).filter(n -> !n.isEmpty())
                 .orElseThrow(() -> new SettingsException("setting " + settings.describe("name") + " must name the "
                         + "model, e.g. llama3.2 for Ollama or gpt-4o-mini for OpenAI"));
         Optional<String> key = settings.get("api-key").map(String::strip).filter(k -> !k.isEmpty())

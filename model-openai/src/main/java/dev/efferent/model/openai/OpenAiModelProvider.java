@@ -5,8 +5,6 @@ import dev.efferent.model.spi.Model;
 import dev.efferent.model.spi.ModelProvider;
 import dev.efferent.plugin.Settings;
 
-import java.util.Optional;
-
 /** Provides the OpenAI-compatible chat-completions API as {@code openai}. */
 public final class OpenAiModelProvider implements ModelProvider {
     /** Where the API is when {@code model.base-url} is not set. */
@@ -23,7 +21,6 @@ public final class OpenAiModelProvider implements ModelProvider {
 
     @Override
     public Model open(Settings settings) {
-        return new OpenAiModel(ModelSettings.from(settings, name(), DEFAULT_BASE_URL, Optional.empty(),
-                "OPENAI_API_KEY"));
+        return new OpenAiModel(ModelSettings.from(settings, name(), DEFAULT_BASE_URL, "OPENAI_API_KEY"));
     }
 }

@@ -18,6 +18,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -73,7 +74,7 @@ final class BrowserSessions implements AutoCloseable {
                 throw new ToolException("the browser failed: " + firstLine(p.getMessage()));
             }
             throw new ToolException("the browser failed: " + e.getCause());
-        } catch (java.util.concurrent.CancellationException e) {
+        } catch (CancellationException e) {
             throw new ToolException("cancelled while the browser was working");
         }
     }
@@ -109,8 +110,8 @@ final class BrowserSessions implements AutoCloseable {
         if (browser != null && browser.isConnected()) {
             return browser;
         }
-        Path chromium = Installed.chromium(settings.executable());
-        Optional<Path> node = Installed.node(settings.node());
+        Path chromium = settings.executable().map(Installed::chromium).orElseGet(Installed::chromium);
+        Optional<Path> node = settings.node().map(Installed::node).or(Installed::node);
         // Neither the driver nor Chromium inherits the worker's environment and its secrets (BrowserEnvironment).
         Map<String, String> env = BrowserEnvironment.forDriver(System.getenv());
         env.put("PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD", "1");

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.BiFunction;
 
@@ -94,7 +95,7 @@ final class BrowserToolkit implements Toolkit {
         String url = p.string("url");
         // Only the web: a file: URL would read any file this user can (~/.ssh too), past the allowed roots and
         // the hidden paths that bind every other tool.
-        String scheme = url.contains(":") ? url.substring(0, url.indexOf(':')).toLowerCase(java.util.Locale.ROOT) : "";
+        String scheme = url.contains(":") ? url.substring(0, url.indexOf(':')).toLowerCase(Locale.ROOT) : "";
         if (!scheme.equals("http") && !scheme.equals("https")) {
             throw new ToolException("browser_navigate opens http and https URLs only, got '" + url + "'; read files "
                     + "with read_file");

@@ -2,6 +2,7 @@ package dev.efferent.tools.browser;
 
 import dev.efferent.tools.spi.ToolException;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,13 +25,16 @@ final class Installed {
     private Installed() {
     }
 
-    static Path chromium(Optional<Path> configured) {
-        if (configured.isPresent()) {
-            if (Files.isExecutable(configured.get())) {
-                return configured.get();
-            }
-            throw new ToolException("tools.browser.executable '" + configured.get() + "' is not an executable file");
+    /** The Chromium {@code tools.browser.executable} names, checked. */
+    static Path chromium(Path configured) {
+        if (Files.isExecutable(configured)) {
+            return configured;
         }
+        throw new ToolException("tools.browser.executable '" + configured + "' is not an executable file");
+    }
+
+    /** The Chromium or Chrome found on the PATH or at its usual places. */
+    static Path chromium() {
         List<String> tried = new ArrayList<>();
         for (String name : CHROMIUM_NAMES) {
             Optional<Path> onPath = onPath(name);
@@ -49,14 +53,16 @@ final class Installed {
                 + "(Debian/Ubuntu: apt-get install chromium; macOS: Google Chrome) or set tools.browser.executable");
     }
 
-    /** Node.js for Playwright's driver, or empty when Playwright's own bundle is on the module path. */
-    static Optional<Path> node(Optional<Path> configured) {
-        if (configured.isPresent()) {
-            if (majorVersion(configured.get()) >= 18) {
-                return configured;
-            }
-            throw new ToolException("tools.browser.node '" + configured.get() + "' is not Node.js 18 or newer");
+    /** The Node.js {@code tools.browser.node} names, checked. */
+    static Path node(Path configured) {
+        if (majorVersion(configured) >= 18) {
+            return configured;
         }
+        throw new ToolException("tools.browser.node '" + configured + "' is not Node.js 18 or newer");
+    }
+
+    /** Node.js for Playwright's driver from the PATH, or empty when Playwright's own bundle is on the module path. */
+    static Optional<Path> node() {
         Optional<Path> node = onPath(isWindows() ? "node.exe" : "node").filter(n -> majorVersion(n) >= 18);
         if (node.isPresent()) {
             return node;
@@ -94,7 +100,7 @@ final class Installed {
         if (path == null) {
             return Optional.empty();
         }
-        for (String dir : path.split(java.io.File.pathSeparator)) {
+        for (String dir : path.split(File.pathSeparator)) {
             Path candidate = Path.of(dir, name);
             if (Files.isExecutable(candidate)) {
                 return Optional.of(candidate);

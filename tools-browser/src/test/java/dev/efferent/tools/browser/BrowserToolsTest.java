@@ -13,10 +13,13 @@ import dev.efferent.tools.spi.AllowedRoots;
 import dev.efferent.tools.spi.Content;
 import dev.efferent.tools.spi.ToolResult;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.ServerSocket;
 import javax.imageio.ImageIO;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
@@ -181,7 +184,7 @@ class BrowserToolsTest {
         assertEquals("no element matches text 'Nowhere' on " + base + "/links (waited 300 ms)",
                 error("s6", "browser_wait", Map.of("text", "Nowhere", "timeout", 300)));
         int closed;
-        try (var socket = new java.net.ServerSocket(0)) {
+        try (var socket = new ServerSocket(0)) {
             closed = socket.getLocalPort();
         } catch (IOException e) {
             throw new AssertionError(e);
@@ -235,8 +238,8 @@ class BrowserToolsTest {
     /** Skips where the machine lacks what the test needs, but never in CI (CI=true), where every test must run. */
     private static void requireHere(boolean condition, String what) {
         if (!condition && "true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assertions.fail(what + "; with CI=true this test must run");
+            Assertions.fail(what + "; with CI=true this test must run");
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(condition, what);
+        Assumptions.assumeTrue(condition, what);
     }
 }

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -100,9 +101,9 @@ class FileToolsTest extends FsToolsTest {
     @Test
     void writeFileKeepsTheExistingFilesPermissions() throws IOException {
         Path script = Files.writeString(root.resolve("run.sh"), "#!/bin/sh\n");
-        Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-x---"));
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-x---"));
         ok("write_file", Map.of("path", "run.sh", "content", "#!/bin/sh\necho hi\n"));
-        assertEquals("rwxr-x---", java.nio.file.attribute.PosixFilePermissions.toString(
+        assertEquals("rwxr-x---", PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(script)));
     }
 

@@ -1,6 +1,8 @@
 package dev.efferent.tools.fs;
 
 import dev.efferent.tools.spi.ToolResult;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +46,7 @@ class SpecialFilesTest extends FsToolsTest {
     @Test
     @Timeout(10)
     void aSocketIsNeitherReadWrittenNorEdited() throws Exception {
-        try (ServerSocketChannel server = listen("sock")) {
+        try (ServerSocketChannel ignored = listen("sock")) {
             String refusal = "'sock' is a socket, not a regular file; the file tools read and write regular files only";
             assertEquals(refusal, error("read_file", Map.of("path", "sock")));
             assertEquals(refusal, error("edit_file", Map.of("path", "sock", "old_text", "a", "new_text", "b")));
@@ -57,7 +59,7 @@ class SpecialFilesTest extends FsToolsTest {
     @Timeout(10)
     void statAndListDirDescribeThemWithoutOpeningThem() throws Exception {
         mkfifo("pipe");
-        try (ServerSocketChannel server = listen("sock")) {
+        try (ServerSocketChannel ignored = listen("sock")) {
             assertEquals("fifo", ok("stat", Map.of("path", "pipe")).structured().get("type"));
             assertEquals("socket", ok("stat", Map.of("path", "sock")).structured().get("type"));
             String listing = ok("list_dir", Map.of("path", ".")).structured().get("entries").toString();
@@ -70,7 +72,7 @@ class SpecialFilesTest extends FsToolsTest {
     void searchFilesSkipsAndCountsThem() throws Exception {
         Files.writeString(root.resolve("notes.txt"), "a needle here\n");
         mkfifo("pipe.txt");
-        try (ServerSocketChannel server = listen("sock.txt")) {
+        try (ServerSocketChannel ignored = listen("sock.txt")) {
             ToolResult result = ok("search_files", Map.of("pattern", "needle"));
             assertEquals("notes.txt:1: a needle here\n[2 pipes, sockets or devices skipped: the file tools read regular "
                     + "files only]\n", result.text());
@@ -105,8 +107,8 @@ class SpecialFilesTest extends FsToolsTest {
     /** Skips where the machine lacks what the test needs, but never in CI (CI=true), where every test must run. */
     private static void requireHere(boolean condition, String what) {
         if (!condition && "true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assertions.fail(what + "; with CI=true this test must run");
+            Assertions.fail(what + "; with CI=true this test must run");
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(condition, what);
+        Assumptions.assumeTrue(condition, what);
     }
 }

@@ -3,6 +3,7 @@ package dev.efferent.tools.mcp;
 import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.ToolException;
 
+import java.io.File;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -114,7 +115,7 @@ record McpServerConfig(String name, String command, List<String> args, Map<Strin
             return Files.isExecutable(Path.of(program));
         }
         String path = System.getenv("PATH");
-        return path != null && Arrays.stream(path.split(java.io.File.pathSeparator))
+        return path != null && Arrays.stream(path.split(File.pathSeparator))
                 .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, program)));
     }
 }

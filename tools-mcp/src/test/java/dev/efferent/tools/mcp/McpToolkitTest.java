@@ -19,14 +19,21 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -207,7 +214,7 @@ class McpToolkitTest {
         assertEquals(0, servers("brief").count(), "no server started after the toolkit closed");
     }
 
-    private static java.util.stream.Stream<ProcessHandle> servers(String marker) {
+    private static Stream<ProcessHandle> servers(String marker) {
         return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).filter(p -> p.info().arguments()
                 .map(a -> List.of(a).contains(marker)).orElse(false));
     }
@@ -215,7 +222,7 @@ class McpToolkitTest {
     @Test
     void aServerOverStreamableHttpWithABearerTokenChangesItsToolsAndComesBackAfterAnOutage() throws Exception {
         int port;
-        try (java.net.ServerSocket free = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = free.getLocalPort();
         }
         String url = "http://127.0.0.1:" + port + "/mcp";
@@ -257,13 +264,13 @@ class McpToolkitTest {
         Path dir = installed().getParent().getParent().getParent().getParent().getParent();
         Path script = dir.resolve("mcp-http-server.mjs");
         try (var in = McpToolkitTest.class.getResourceAsStream("/mcp-http-server.mjs")) {
-            Files.copy(in, script, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(in, script, StandardCopyOption.REPLACE_EXISTING);
         }
         ProcessBuilder pb = new ProcessBuilder("node", script.toString()).redirectErrorStream(true);
         pb.environment().put("TOKEN", "sesame");
         pb.environment().put("PORT", String.valueOf(port));
         Process p = pb.start();
-        var lines = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        var lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
         String line = lines.readLine();
         if (line == null || !line.startsWith("listening ")) {
             p.destroyForcibly();
@@ -278,7 +285,7 @@ class McpToolkitTest {
                 Duration.ofSeconds(30)), ProgressListener.NONE).outcome().get(40, TimeUnit.SECONDS);
     }
 
-    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
         long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > end) {

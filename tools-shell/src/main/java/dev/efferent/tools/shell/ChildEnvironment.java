@@ -2,6 +2,7 @@ package dev.efferent.tools.shell;
 
 import dev.efferent.tools.spi.ToolException;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,7 +31,7 @@ record ChildEnvironment(Map<String, String> variables) {
             "TMP", "USERPROFILE");
 
     ChildEnvironment {
-        variables = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(variables));
+        variables = Collections.unmodifiableMap(new LinkedHashMap<>(variables));
     }
 
     /**

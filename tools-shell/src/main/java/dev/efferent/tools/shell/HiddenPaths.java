@@ -1,6 +1,7 @@
 package dev.efferent.tools.shell;
 
 import dev.efferent.plugin.Settings;
+import dev.efferent.tools.spi.AllowedRoots;
 import dev.efferent.tools.spi.ToolException;
 
 import java.io.IOException;
@@ -30,7 +31,7 @@ import java.util.List;
 record HiddenPaths(List<String> entries, List<Path> paths) {
     static final String KEY = "tools.shell.hide";
     /** The same list the file tools are kept out of (see {@link dev.efferent.tools.spi.AllowedRoots}). */
-    static final List<String> DEFAULT = dev.efferent.tools.spi.AllowedRoots.DEFAULT_HIDDEN;
+    static final List<String> DEFAULT = AllowedRoots.DEFAULT_HIDDEN;
     static final HiddenPaths NONE = new HiddenPaths(List.of(), List.of());
 
     HiddenPaths {

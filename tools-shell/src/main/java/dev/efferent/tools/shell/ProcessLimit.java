@@ -7,7 +7,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -57,8 +56,8 @@ sealed interface ProcessLimit permits ProcessLimit.Rlimit, PidsCgroup, ProcessLi
 
     /** The limit that works on this machine, for the user we run as. */
     static ProcessLimit detect(int max) {
-        Optional<Path> prlimit = Stream.of("/usr/bin/prlimit", "/bin/prlimit").map(Path::of)
-                .filter(Files::isExecutable).findFirst();
+        List<Path> prlimit = Stream.of("/usr/bin/prlimit", "/bin/prlimit").map(Path::of)
+                .filter(Files::isExecutable).limit(1).toList();
         boolean root = isRoot();
         return detect(max, root, prlimit, kernelRelease(), root ? PidsCgroup.candidates() : List.of());
     }
@@ -68,11 +67,11 @@ sealed interface ProcessLimit permits ProcessLimit.Rlimit, PidsCgroup, ProcessLi
      *
      * @param max     processes allowed at once, the sandbox's own two included
      * @param root    whether we run as uid 0
-     * @param prlimit util-linux's {@code prlimit}, if installed
+     * @param prlimit util-linux's {@code prlimit} where installed (the first is used), else empty
      * @param kernel  the kernel's release, e.g. {@code "6.8.0-45-generic"}
      * @param cgroups pids cgroups we could nest in, best first ({@link PidsCgroup#candidates()} outside tests)
      */
-    static ProcessLimit detect(int max, boolean root, Optional<Path> prlimit, String kernel,
+    static ProcessLimit detect(int max, boolean root, List<Path> prlimit, String kernel,
             List<PidsCgroup.Candidate> cgroups) {
         if (!root) {
             if (!countsPerUserNamespace(kernel)) {
@@ -80,8 +79,9 @@ sealed interface ProcessLimit permits ProcessLimit.Rlimit, PidsCgroup, ProcessLi
                         + "RLIMIT_NPROC counts every process of the user, not only the sandbox's, so a limit would "
                         + "make forks fail for a user with many processes. Upgrade the kernel to 5.14 or later");
             }
-            return prlimit.<ProcessLimit>map(p -> new Rlimit(p, max)).orElseGet(() -> new Unenforced(max,
-                    "prlimit is not installed (it comes with util-linux; install that package)"));
+            return prlimit.isEmpty() ? new Unenforced(max,
+                    "prlimit is not installed (it comes with util-linux; install that package)")
+                    : new Rlimit(prlimit.get(0), max);
         }
         List<String> failures = new ArrayList<>();
         for (PidsCgroup.Candidate candidate : cgroups) {

@@ -9,6 +9,7 @@ import dev.efferent.tools.spi.ToolParams;
 import dev.efferent.tools.spi.ToolResult;
 import dev.efferent.tools.spi.ToolSpec;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -202,7 +203,7 @@ final class RunShellTool implements Tool {
         }
     }
 
-    private static java.io.File nullDevice() {
-        return new java.io.File(System.getProperty("os.name", "").startsWith("Windows") ? "NUL" : "/dev/null");
+    private static File nullDevice() {
+        return new File(System.getProperty("os.name", "").startsWith("Windows") ? "NUL" : "/dev/null");
     }
 }

@@ -57,43 +57,54 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
     }
 
     /**
-     * The sandbox {@code tools.shell.sandbox} asks for. Unset means bubblewrap when it is installed and works,
-     * else unconfined with one warning; {@code bwrap} without a working bubblewrap fails start-up.
+     * The sandbox {@code tools.shell.sandbox} asks for where bubblewrap is not installed: unconfined with one warning
+     * when the setting is unset, a failed start-up when it is {@code bwrap}.
      *
-     * @param mode    the setting's value, if set
-     * @param bwrap   the bubblewrap program, if installed
-     * @param network {@code tools.shell.network}
-     * @param hidden  {@code tools.shell.hide}
-     * @param limit   makes the process limit; called only when bubblewrap is used
-     * @throws ToolException naming the setting when the value is unknown or bubblewrap is asked for and unusable
+     * @param mode the setting's value, empty when unset
+     * @throws ToolException naming the setting when the value is unknown or bubblewrap is asked for
      */
-    static Sandbox choose(Optional<String> mode, Optional<Path> bwrap, boolean network, HiddenPaths hidden,
-            Supplier<ProcessLimit> limit) {
-        String chosen = mode.map(m -> m.strip().toLowerCase(Locale.ROOT)).orElse("");
+    static Sandbox withoutBubblewrap(String mode) {
+        String chosen = chosen(mode);
         System.Logger log = System.getLogger(Sandbox.class.getName());
         if (chosen.equals("none")) {
             log.log(Level.INFO, "Shell commands run unconfined ({0}: none)", KEY);
             return new Unconfined();
         }
-        if (!chosen.isEmpty() && !chosen.equals("bwrap")) {
-            throw new ToolException("setting '" + KEY + "' must be bwrap or none, got '" + mode.orElseThrow() + "'");
+        if (chosen.equals("bwrap")) {
+            throw new ToolException("setting '" + KEY + "' is bwrap, but bubblewrap was found neither on the PATH "
+                    + "nor at " + BwrapSandbox.USUAL + ": " + INSTALL + ", or set " + KEY + ": none to run "
+                    + "shell commands unconfined");
         }
-        boolean explicit = chosen.equals("bwrap");
-        if (bwrap.isEmpty()) {
-            if (explicit) {
-                throw new ToolException("setting '" + KEY + "' is bwrap, but bubblewrap was found neither on the PATH "
-                        + "nor at " + BwrapSandbox.USUAL + ": " + INSTALL + ", or set " + KEY + ": none to run "
-                        + "shell commands unconfined");
-            }
-            String os = System.getProperty("os.name", "");
-            log.log(Level.WARNING, (os.startsWith("Linux") ? "bubblewrap (bwrap) was found neither on the PATH nor at "
-                    + BwrapSandbox.USUAL : "there is no sandbox for shell commands on " + os + " (bubblewrap is "
-                    + "Linux-only)") + ": shell commands run UNCONFINED, able to change every file the worker can and "
-                    + "to use the network. " + (os.startsWith("Linux") ? "To sandbox them, " + INSTALL + ". " : "")
-                    + "To accept this, set " + KEY + ": none");
+        String os = System.getProperty("os.name", "");
+        log.log(Level.WARNING, (os.startsWith("Linux") ? "bubblewrap (bwrap) was found neither on the PATH nor at "
+                + BwrapSandbox.USUAL : "there is no sandbox for shell commands on " + os + " (bubblewrap is "
+                + "Linux-only)") + ": shell commands run UNCONFINED, able to change every file the worker can and "
+                + "to use the network. " + (os.startsWith("Linux") ? "To sandbox them, " + INSTALL + ". " : "")
+                + "To accept this, set " + KEY + ": none");
+        return new Unconfined();
+    }
+
+    /**
+     * The sandbox {@code tools.shell.sandbox} asks for where bubblewrap is installed. Unset means bubblewrap when it
+     * works, else unconfined with one warning; {@code bwrap} without a working bubblewrap fails start-up.
+     *
+     * @param mode    the setting's value, empty when unset
+     * @param bwrap   the bubblewrap program
+     * @param network {@code tools.shell.network}
+     * @param hidden  {@code tools.shell.hide}
+     * @param limit   makes the process limit; called only when bubblewrap is used
+     * @throws ToolException naming the setting when the value is unknown or bubblewrap is asked for and unusable
+     */
+    static Sandbox choose(String mode, Path bwrap, boolean network, HiddenPaths hidden,
+            Supplier<ProcessLimit> limit) {
+        String chosen = chosen(mode);
+        System.Logger log = System.getLogger(Sandbox.class.getName());
+        if (chosen.equals("none")) {
+            log.log(Level.INFO, "Shell commands run unconfined ({0}: none)", KEY);
             return new Unconfined();
         }
-        BwrapSandbox sandbox = new BwrapSandbox(bwrap.get(), network, limit.get(), hidden);
+        boolean explicit = chosen.equals("bwrap");
+        BwrapSandbox sandbox = new BwrapSandbox(bwrap, network, limit.get(), hidden);
         Optional<String> failure = selfTest(sandbox);
         if (failure.isPresent() && !(sandbox.limit() instanceof ProcessLimit.Unenforced)) {
             // The limit itself may be what fails (a cgroup that refuses forks, RLIMIT_NPROC counting more than the
@@ -107,7 +118,7 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
             }
         }
         if (failure.isPresent()) {
-            String why = "bubblewrap at " + bwrap.get() + " cannot make a sandbox here: " + failure.get();
+            String why = "bubblewrap at " + bwrap + " cannot make a sandbox here: " + failure.get();
             if (explicit) {
                 throw new ToolException("setting '" + KEY + "' is bwrap, but " + why + ". " + USERNS + ", or set "
                         + KEY + ": none to run shell commands unconfined");
@@ -122,9 +133,18 @@ sealed interface Sandbox permits BwrapSandbox, Sandbox.Unconfined {
                     + "can start processes until the machine runs out", String.valueOf(u.max()), u.reason());
         }
         log.log(Level.INFO, "Shell commands run under bubblewrap ({0}), network {1}, process limit: {2}, hidden: "
-                + "/run{3}", bwrap.get(), network ? "allowed" : "blocked", sandbox.limit(),
+                + "/run{3}", bwrap, network ? "allowed" : "blocked", sandbox.limit(),
                 hidden.entries().isEmpty() ? "" : ", " + hidden.shown());
         return sandbox;
+    }
+
+    /** The setting's value as {@code none}, {@code bwrap} or empty (unset); any other value fails, named. */
+    private static String chosen(String mode) {
+        String chosen = mode.strip().toLowerCase(Locale.ROOT);
+        if (!chosen.isEmpty() && !chosen.equals("none") && !chosen.equals("bwrap")) {
+            throw new ToolException("setting '" + KEY + "' must be bwrap or none, got '" + mode + "'");
+        }
+        return chosen;
     }
 
     /**

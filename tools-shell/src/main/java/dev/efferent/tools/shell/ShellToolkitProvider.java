@@ -74,9 +74,12 @@ public final class ShellToolkitProvider implements ToolkitProvider {
         Map<String, String> parent = System.getenv();
         ChildEnvironment environment = ChildEnvironment.of(settings.list("env"), parent, shell.windows());
         HiddenPaths hidden = HiddenPaths.from(settings, Path.of(System.getProperty("user.home")));
-        Sandbox sandbox = Sandbox.choose(settings.get("sandbox"), BwrapSandbox.find(parent.get("PATH"),
-                BwrapSandbox.USUAL), settings.getBoolean("network", false), hidden,
-                () -> ProcessLimit.detect((int) maxProcesses));
+        String mode = settings.get("sandbox").orElse("");
+        boolean network = settings.getBoolean("network", false);
+        Sandbox sandbox = BwrapSandbox.find(parent.get("PATH"), BwrapSandbox.USUAL)
+                .map(bwrap -> Sandbox.choose(mode, bwrap, network, hidden,
+                        () -> ProcessLimit.detect((int) maxProcesses)))
+                .orElseGet(() -> Sandbox.withoutBubblewrap(mode));
         RunShellTool tool = new RunShellTool(new ShellLimits((int) maxOutput, defaultTimeout), shell, environment,
                 sandbox);
         return new ShellToolkit(List.of(tool));

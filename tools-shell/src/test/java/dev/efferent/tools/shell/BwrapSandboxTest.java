@@ -7,14 +7,18 @@ import dev.efferent.core.tools.ToolCall;
 import dev.efferent.core.tools.ToolCatalog;
 import dev.efferent.core.tools.ToolExecution;
 import dev.efferent.core.tools.ToolOutcome;
+import dev.efferent.plugin.Settings;
 import dev.efferent.tools.spi.AllowedRoots;
 import dev.efferent.tools.spi.ToolResult;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -22,6 +26,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -74,7 +79,7 @@ class BwrapSandboxTest {
         }
         if (scratch != null) {
             try (Stream<Path> files = Files.walk(scratch)) {
-                files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
             }
         }
     }
@@ -92,8 +97,9 @@ class BwrapSandboxTest {
     }
 
     private Sandbox bubblewrap(boolean network) {
-        return Sandbox.choose(Optional.of("bwrap"), BwrapSandbox.find(System.getenv("PATH"), BwrapSandbox.USUAL),
-                network, hidden, () -> ProcessLimit.detect(256));
+        return BwrapSandbox.find(System.getenv("PATH"), BwrapSandbox.USUAL)
+                .map(bwrap -> Sandbox.choose("bwrap", bwrap, network, hidden, () -> ProcessLimit.detect(256)))
+                .orElseGet(() -> Sandbox.withoutBubblewrap("bwrap"));
     }
 
     private LocalToolExecutor executor(Sandbox chosen, Shell shell, List<Path> roots) {
@@ -121,7 +127,7 @@ class BwrapSandboxTest {
 
     @Test
     void bubblewrapIsTheDefaultAndTheModelIsToldWhatItForbids() {
-        String description = new ShellToolkitProvider().create(dev.efferent.plugin.Settings.empty()).tools()
+        String description = new ShellToolkitProvider().create(Settings.empty()).tools()
                 .getFirst().spec().description();
         assertTrue(description.endsWith(" Commands run in a sandbox: the file system is read-only except the roots "
                 + "and a private, empty /tmp; there is no network; at most 256 processes."), description);
@@ -212,7 +218,7 @@ class BwrapSandboxTest {
 
     @Test
     void theNetworkIsUnreachableUnlessAllowed() throws Exception {
-        try (ServerSocket server = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             String connect = "bash -c 'exec 3<>/dev/tcp/127.0.0.1/" + server.getLocalPort() + "' && echo connected";
             ToolResult blocked = run(executor(false), connect);
             assertNotEquals(0, blocked.structured().get("exitCode"), blocked.text());
@@ -352,14 +358,14 @@ class BwrapSandboxTest {
     void aProcessLimitThatBreaksForksIsDroppedButTheSandboxKept() throws Exception {
         ProcessLimit usual = ProcessLimit.detect(256);
         requireHere(!(usual instanceof ProcessLimit.Unenforced), "no process limit can be enforced here: " + usual);
-        Optional<Path> bwrap = BwrapSandbox.find(System.getenv("PATH"), BwrapSandbox.USUAL);
-        Sandbox kept = Sandbox.choose(Optional.of("bwrap"), bwrap, false, hidden, () -> usual);
+        Path bwrap = BwrapSandbox.find(System.getenv("PATH"), BwrapSandbox.USUAL).orElseThrow();
+        Sandbox kept = Sandbox.choose("bwrap", bwrap, false, hidden, () -> usual);
         assertSame(usual, ((BwrapSandbox) kept).limit(), "a working limit passes the trial fork");
 
         // One process: bubblewrap itself; its first fork fails.
         ProcessLimit broken = usual instanceof ProcessLimit.Rlimit r ? new ProcessLimit.Rlimit(r.prlimit(), 1)
                 : PidsCgroupTest.cgroup(1);
-        Sandbox degraded = Sandbox.choose(Optional.of("bwrap"), bwrap, false, hidden, () -> broken);
+        Sandbox degraded = Sandbox.choose("bwrap", bwrap, false, hidden, () -> broken);
         ProcessLimit.Unenforced none = assertInstanceOf(ProcessLimit.Unenforced.class,
                 assertInstanceOf(BwrapSandbox.class, degraded).limit());
         assertTrue(none.reason().startsWith("a trial run under " + broken + " failed (a trial run of /bin/true "
@@ -431,8 +437,8 @@ class BwrapSandboxTest {
     /** Skips where the machine lacks what the test needs, but never in CI (CI=true), where every test must run. */
     private static void requireHere(boolean condition, String what) {
         if (!condition && "true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assertions.fail(what + "; with CI=true this test must run");
+            Assertions.fail(what + "; with CI=true this test must run");
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(condition, what);
+        Assumptions.assumeTrue(condition, what);
     }
 }

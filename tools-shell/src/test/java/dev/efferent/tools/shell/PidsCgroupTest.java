@@ -1,6 +1,8 @@
 package dev.efferent.tools.shell;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -169,8 +171,8 @@ class PidsCgroupTest {
     /** Skips where the machine lacks what the test needs, but never in CI (CI=true), where every test must run. */
     private static void requireHere(boolean condition, String what) {
         if (!condition && "true".equals(System.getenv("CI"))) {
-            org.junit.jupiter.api.Assertions.fail(what + "; with CI=true this test must run");
+            Assertions.fail(what + "; with CI=true this test must run");
         }
-        org.junit.jupiter.api.Assumptions.assumeTrue(condition, what);
+        Assumptions.assumeTrue(condition, what);
     }
 }

@@ -9,7 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -24,7 +23,7 @@ class SandboxChoiceTest {
     @Test
     void explicitBwrapWithoutBubblewrapFailsStartUp() {
         ToolException e = assertThrows(ToolException.class,
-                () -> Sandbox.choose(Optional.of("bwrap"), Optional.empty(), false, HiddenPaths.NONE, () -> RLIMIT));
+                () -> Sandbox.withoutBubblewrap("bwrap"));
         assertEquals("setting 'tools.shell.sandbox' is bwrap, but bubblewrap was found neither on the PATH nor at "
                 + "/usr/bin/bwrap: install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install "
                 + "bubblewrap; Arch: pacman -S bubblewrap), or set tools.shell.sandbox: none to run shell commands "
@@ -33,23 +32,22 @@ class SandboxChoiceTest {
 
     @Test
     void withoutBubblewrapTheDefaultIsUnconfined() {
-        assertInstanceOf(Sandbox.Unconfined.class, Sandbox.choose(Optional.empty(), Optional.empty(), false,
-                HiddenPaths.NONE, () -> RLIMIT));
-        assertInstanceOf(Sandbox.Unconfined.class, Sandbox.choose(Optional.of("None"), Optional.of(Path.of("/x")),
+        assertInstanceOf(Sandbox.Unconfined.class, Sandbox.withoutBubblewrap(""));
+        assertInstanceOf(Sandbox.Unconfined.class, Sandbox.choose("None", Path.of("/x"),
                 false, HiddenPaths.NONE, () -> RLIMIT));
     }
 
     @Test
     void anUnknownSandboxIsNamed() {
         ToolException e = assertThrows(ToolException.class,
-                () -> Sandbox.choose(Optional.of("docker"), Optional.empty(), false, HiddenPaths.NONE, () -> RLIMIT));
+                () -> Sandbox.withoutBubblewrap("docker"));
         assertEquals("setting 'tools.shell.sandbox' must be bwrap or none, got 'docker'", e.getMessage());
     }
 
     @Test
     void bubblewrapThatCannotRunFailsAnExplicitChoice() {
         ToolException e = assertThrows(ToolException.class,
-                () -> Sandbox.choose(Optional.of("bwrap"), Optional.of(Path.of("/bin/false")), false, HiddenPaths.NONE,
+                () -> Sandbox.choose("bwrap", Path.of("/bin/false"), false, HiddenPaths.NONE,
                         () -> RLIMIT));
         assertTrue(e.getMessage().startsWith("setting 'tools.shell.sandbox' is bwrap, but bubblewrap at /bin/false "
                 + "cannot make a sandbox here: a trial run of /bin/true exited with 1"), e.getMessage());
@@ -83,12 +81,12 @@ class SandboxChoiceTest {
 
     @Test
     void anOrdinaryUserIsLimitedByPrlimitAndRootByACgroup() {
-        assertEquals(RLIMIT, ProcessLimit.detect(64, false, Optional.of(Path.of("/usr/bin/prlimit")), "6.8.0",
+        assertEquals(RLIMIT, ProcessLimit.detect(64, false, List.of(Path.of("/usr/bin/prlimit")), "6.8.0",
                 List.of()));
-        ProcessLimit none = ProcessLimit.detect(64, false, Optional.empty(), "6.8.0", List.of());
+        ProcessLimit none = ProcessLimit.detect(64, false, List.of(), "6.8.0", List.of());
         assertEquals("prlimit is not installed (it comes with util-linux; install that package)",
                 ((ProcessLimit.Unenforced) none).reason());
-        ProcessLimit root = ProcessLimit.detect(64, true, Optional.of(Path.of("/usr/bin/prlimit")), "6.8.0",
+        ProcessLimit root = ProcessLimit.detect(64, true, List.of(Path.of("/usr/bin/prlimit")), "6.8.0",
                 List.of());
         assertTrue(((ProcessLimit.Unenforced) root).reason().startsWith("we run as root, for whom the kernel "
                 + "ignores RLIMIT_NPROC, and no pids cgroup could be made (no cgroup file system with the pids "
@@ -184,14 +182,14 @@ class SandboxChoiceTest {
 
     @Test
     void onAKernelBefore514AnOrdinaryUserGetsNoRlimitButRootStillItsCgroup() {
-        ProcessLimit old = ProcessLimit.detect(64, false, Optional.of(Path.of("/usr/bin/prlimit")), "5.10.0-28-amd64",
+        ProcessLimit old = ProcessLimit.detect(64, false, List.of(Path.of("/usr/bin/prlimit")), "5.10.0-28-amd64",
                 List.of());
         assertEquals("the kernel (5.10.0-28-amd64) is not Linux 5.14 or later; before 5.14 RLIMIT_NPROC counts every "
                 + "process of the user, not only the sandbox's, so a limit would make forks fail for a user with many "
                 + "processes. Upgrade the kernel to 5.14 or later", ((ProcessLimit.Unenforced) old).reason());
-        assertEquals(RLIMIT, ProcessLimit.detect(64, false, Optional.of(Path.of("/usr/bin/prlimit")), "5.14.21",
+        assertEquals(RLIMIT, ProcessLimit.detect(64, false, List.of(Path.of("/usr/bin/prlimit")), "5.14.21",
                 List.of()));
-        ProcessLimit root = ProcessLimit.detect(64, true, Optional.of(Path.of("/usr/bin/prlimit")), "garbage",
+        ProcessLimit root = ProcessLimit.detect(64, true, List.of(Path.of("/usr/bin/prlimit")), "garbage",
                 List.of());
         assertTrue(((ProcessLimit.Unenforced) root).reason().startsWith("we run as root"), root.toString());
     }

@@ -1,5 +1,8 @@
 package dev.efferent.tools.spi;
 
+import java.util.Objects;
+import java.util.function.BiFunction;
+
 /**
  * One tool: a spec that describes it and a call that runs it. Calls may run concurrently, so a tool keeps
  * no per-call state in fields. The host validates params against {@link ToolSpec#inputSchema()} before
@@ -38,9 +41,9 @@ public interface Tool {
     }
 
     /** A tool made of a spec and a function, for toolkits whose tools need no class of their own. */
-    static Tool of(ToolSpec spec, java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
-        java.util.Objects.requireNonNull(spec, "spec");
-        java.util.Objects.requireNonNull(body, "body");
+    static Tool of(ToolSpec spec, BiFunction<ToolParams, ToolContext, ToolResult> body) {
+        Objects.requireNonNull(spec, "spec");
+        Objects.requireNonNull(body, "body");
         return new Tool() {
             @Override
             public ToolSpec spec() {
