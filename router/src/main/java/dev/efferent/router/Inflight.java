@@ -7,7 +7,7 @@ import java.util.concurrent.Future;
 
 /**
  * A task dispatched to a worker and not yet answered, and where it stands ({@link Phase}). Its phase changes only
- * through {@link #on}, which holds every transition; {@code docs/concepts/tasks.md} draws them. Touched only on the
+ * through {@link #on}, which holds every transition; ARCHITECTURE.md draws them. Touched only on the
  * router's thread.
  */
 final class Inflight {

@@ -30,6 +30,8 @@ final class Maintenance {
     private final WorkerRegistration workers;
     /** Publishes what the router knows mid-turn: a lost worker shows offline before its link is closed. */
     private final Runnable publish;
+    /** Tells whoever waits for a task that now waits for an offline machine (Waits.recheckOffline). */
+    private final Runnable recheckWaits;
     private static final int UNFINISHED_POLL_EVERY = 10;
     private long polls;
     private Instant lastCleanup = Instant.EPOCH;
@@ -44,8 +46,10 @@ final class Maintenance {
     private final Instant expireLeasesFrom;
 
     Maintenance(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
-                BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch, WorkerRegistration workers, Runnable publish) {
+                BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch, WorkerRegistration workers, Runnable publish,
+                Runnable recheckWaits) {
         this.publish = publish;
+        this.recheckWaits = recheckWaits;
         this.settings = settings;
         this.queue = queue;
         this.clock = clock;
@@ -163,6 +167,9 @@ final class Maintenance {
         cleanUp(now);
         forgetOfflineWorkers(now);
         dispatch.pumpAll();
+        // Besides a worker lost or a tool gone, a task can come to wait for an offline machine other ways (a retry
+        // after its worker was lost, a tool refused, a batch not stored): looked at every poll, as callers once did.
+        recheckWaits.run();
     }
 
     /** Renews the leases of every online worker (after an outage of the queue); whether all were. */

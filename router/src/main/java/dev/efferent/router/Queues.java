@@ -36,7 +36,7 @@ public final class Queues {
     public static TaskQueue open(Config config, PluginRegistry<TaskQueueProvider> providers, Clock clock) {
         String name = config.get("queue.provider").asString().orElse(DEFAULT_PROVIDER);
         Config node = config.get("queue").get(name);
-        Settings settings = new ConfigSettings(node, java.util.Optional.of(config.get("db")));
+        Settings settings = new ConfigSettings(node, config.get("db"));
         return providers.select(name).open(settings, clock);
     }
 }

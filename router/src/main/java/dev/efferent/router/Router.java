@@ -31,7 +31,7 @@ import java.util.function.BiPredicate;
  * that is lost. Transport-agnostic: workers are {@link WorkerLink}s.
  * <p>
  * All routing state lives on one thread, the router's loop; calls that change it hand their work to it. What it
- * knows of workers and tools is published after each turn of the loop ({@link RouterView}) and read from there.
+ * knows of workers and tools is published by the loop ({@link RouterView}, decision 41) and read from there.
  */
 public final class Router implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(Router.class.getName());
@@ -63,25 +63,20 @@ public final class Router implements AutoCloseable {
         this.queue = queue;
         this.codec = codec;
         this.clock = clock;
-        this.state = new RouterState(new KnownWorkers(store, codec, JSON));
-        this.loop = new RouterLoop(() -> view = RouterView.of(state, settings, view),
-                () -> state.toolsVersion != view.toolsVersion(), timers);
+        this.loop = new RouterLoop(this::publish, this::workersOrToolsChanged, timers);
+        this.state = new RouterState(new KnownWorkers(store, codec, JSON), loop::later);
         this.dispatch = new Dispatch(settings, queue, clock, state, loop::schedule);
         this.admission = new Admission(settings, queue, state, dispatch);
         this.waits = new Waits(queue, clock, state);
-        this.submissions = new Submissions(admission, loop::post);
+        this.submissions = new Submissions(admission, loop::post, loop::later);
         this.reports = new TaskReports(settings, queue, clock, state, loop::schedule, dispatch, loop::post);
-        // A machine gone: whoever waits for a task that needs it is told, and reads what the router knows now.
+        // A machine gone: whoever waits for a task that needs it is told, once this turn is over (a worker taking over
+        // its own id is back by then).
         this.registration = new WorkerRegistration(settings, queue, clock, state, loop::schedule, dispatch, reports,
-                () -> {
-                    if (!state.offlineWatch.isEmpty()) {
-                        loop.publishNow();
-                    }
-                    waits.recheckOffline();
-                });
+                () -> loop.post(waits::recheckOffline));
         this.workers = new WorkerProtocol(registration, reports);
         this.maintenance = new Maintenance(settings, queue, clock, state, loop::schedule, dispatch, registration,
-                loop::publishNow);
+                loop::publishNow, waits::recheckOffline);
     }
 
     /**
@@ -104,17 +99,23 @@ public final class Router implements AutoCloseable {
     static Router start(RouterSettings settings, TaskQueue queue, Store store, Optional<LocalToolExecutor> local,
                         ProtocolCodec codec, Clock clock, ScheduledExecutorService timers) {
         Router router = new Router(settings, queue, store, codec, clock, timers);
-        // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
-        router.registration.rememberWorkers();
-        local.ifPresent(router::startLocalWorker);
-        queue.subscribe(router.dispatch.queueEvents(router.loop::post));
-        router.loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
-                router.maintenance::checkHeartbeats);
-        router.loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
-                router.maintenance::probeLinks);
-        router.loop.every(settings.pollInterval(), router.maintenance::maintain);
-        // What was remembered is readable at once, not after the first event.
-        router.call(() -> null);
+        try {
+            // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
+            router.registration.rememberWorkers();
+            local.ifPresent(router::startLocalWorker);
+            queue.subscribe(router.dispatch.queueEvents(router.loop::post));
+            router.loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
+                    router.maintenance::checkHeartbeats);
+            router.loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
+                    router.maintenance::probeLinks);
+            router.loop.every(settings.pollInterval(), router.maintenance::maintain);
+            // What was remembered is readable at once, not after the first event.
+            router.call(() -> null);
+        } catch (RuntimeException e) {
+            // Its thread and timers run already: a router that did not start stops.
+            router.close();
+            throw e;
+        }
         return router;
     }
 
@@ -345,6 +346,16 @@ public final class Router implements AutoCloseable {
     /** Runs {@code work} on the router's thread, logging anything it throws. */
     void post(Runnable work) {
         loop.post(work);
+    }
+
+    /** Publishes what the router knows now; on its thread. */
+    private void publish() {
+        view = RouterView.of(state, settings, view);
+    }
+
+    /** Whether workers or tools came or went since the view was published. */
+    private boolean workersOrToolsChanged() {
+        return state.toolsVersion != view.toolsVersion();
     }
 
     /** What the router knows, as published; a thread that posted something not shown yet waits for it. */

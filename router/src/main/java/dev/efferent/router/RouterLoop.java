@@ -2,9 +2,13 @@ package dev.efferent.router;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -44,6 +48,10 @@ final class RouterLoop {
     private long ran;
     /** The number of the last event whose effects the published view shows. */
     private volatile long publishedThrough;
+    /** Router's thread: answers to give once this turn's view is published ({@link #later}). */
+    private final List<Runnable> later = new ArrayList<>();
+    /** Calls not answered yet: answered with an error if the loop stops before running them. */
+    private final Set<CompletableFuture<?>> unanswered = ConcurrentHashMap.newKeySet();
 
     /**
      * @param afterTurn   publishes the view, on the router's thread
@@ -68,11 +76,13 @@ final class RouterLoop {
                     LOG.log(Level.ERROR, "Router failed while handling an event; it goes on", e);
                 }
                 // A worker or tool that came or went is shown at once: the next turn may wait long in the queue (a
-                // database that does not answer). Counts alone may wait for a quiet moment, a millisecond at most.
-                if (changedMuch.getAsBoolean() || loop.getQueue().isEmpty()
+                // database that does not answer). Counts alone may wait for a quiet moment, a millisecond at most,
+                // unless someone is answered now: they read what the router knows next.
+                if (!later.isEmpty() || changedMuch.getAsBoolean() || loop.getQueue().isEmpty()
                         || System.nanoTime() - publishedAt >= COUNTS_EVERY_NANOS) {
                     publish(n);
                 }
+                runLater();
             });
             return true;
         } catch (RejectedExecutionException e) {
@@ -83,8 +93,13 @@ final class RouterLoop {
 
     /** Runs {@code work} on the router's thread and waits for its answer; what it threw is thrown here. */
     <T> T call(Callable<T> work) {
+        if (Thread.currentThread() == thread) {
+            throw new IllegalStateException("the router's own thread cannot wait for itself: post the work instead");
+        }
         calls.incrementAndGet();
         CompletableFuture<T> answer = new CompletableFuture<>();
+        unanswered.add(answer);
+        answer.whenComplete((a, e) -> unanswered.remove(answer));
         execute(n -> () -> {
             ran = n;
             T result = null;
@@ -96,6 +111,7 @@ final class RouterLoop {
             }
             // Published before the caller hears back: it reads its own change.
             publish(n);
+            runLater();
             if (failure == null) {
                 answer.complete(result);
             } else {
@@ -121,6 +137,26 @@ final class RouterLoop {
             loop.execute(event.apply(n));
             postedHere.get()[0] = n;
         }
+    }
+
+    /**
+     * Runs {@code answer} (completing a caller's future) once this turn's view is published: whoever is answered then
+     * reads the router as the answer left it. On the router's thread only.
+     */
+    void later(Runnable answer) {
+        later.add(answer);
+    }
+
+    private void runLater() {
+        // An answer may add another (a waiter's callback ending a wait): all run, in order.
+        for (int i = 0; i < later.size(); i++) {
+            try {
+                later.get(i).run();
+            } catch (RuntimeException e) {
+                LOG.log(Level.ERROR, "Router failed while answering a caller; it goes on", e);
+            }
+        }
+        later.clear();
     }
 
     /** How many calls have waited for the router's thread. */
@@ -161,6 +197,9 @@ final class RouterLoop {
             loop.shutdownNow();
             Thread.currentThread().interrupt();
         }
+        // Calls the loop dropped unrun would wait for ever.
+        RejectedExecutionException stopped = new RejectedExecutionException("the router has stopped");
+        List.copyOf(unanswered).forEach(answer -> answer.completeExceptionally(stopped));
         return loop.isTerminated();
     }
 

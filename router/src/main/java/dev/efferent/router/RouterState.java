@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /** What the router knows: workers, tools, dispatched tasks and who waits for them. Router thread only. */
@@ -51,7 +52,7 @@ final class RouterState {
     /** When each task's progress was last written to the queue (nanoTime). */
     final Map<String, Long> progressStored = new HashMap<>();
     final Map<String, List<CompletableFuture<Task>>> waiters = new HashMap<>();
-    /** Who waits for a task until it finishes or waits for an offline machine (Admission.finishedOrOffline). */
+    /** Who waits for a task until it finishes or waits for an offline machine (Waits.finishedOrOffline). */
     final Map<String, List<CompletableFuture<Awaited>>> offlineWatch = new HashMap<>();
     /**
      * Tasks queued here and not seen to finish (the most recent {@value #UNFINISHED_KEPT}): a caller waiting for one
@@ -69,7 +70,7 @@ final class RouterState {
     final List<RouterListener> listeners = new CopyOnWriteArrayList<>();
     /** The brain's own tools, used to check params before a task is queued. */
     Optional<LocalToolExecutor> localTools = Optional.empty();
-    /** The workers seen, kept where the queue keeps its records. */
+    /** The workers seen, kept in the store (namespace router.workers). */
     final KnownWorkers known;
     /** Tools known only from a remembered worker: the first live worker to offer one replaces its descriptor. */
     final java.util.Set<String> rememberedTools = new java.util.HashSet<>();
@@ -85,8 +86,17 @@ final class RouterState {
     /** Dispatched tasks cancelled or timed out whose workers are still stopping them: not counted as running. */
     private int stopping;
 
-    RouterState(KnownWorkers known) {
+    /** Answers a caller once the turn's view is published (RouterLoop.later). */
+    private final Consumer<Runnable> later;
+
+    RouterState(KnownWorkers known, Consumer<Runnable> later) {
         this.known = known;
+        this.later = later;
+    }
+
+    /** Runs {@code answer} once this turn's view is published: whoever is answered reads the router as it left it. */
+    void answerLater(Runnable answer) {
+        later.accept(answer);
     }
 
     /** Work may have become claimable: the next claim for each worker is made, not skipped. */
@@ -250,7 +260,7 @@ final class RouterState {
         offlineWatch.remove(task.id());
         List<CompletableFuture<Task>> waiting = waiters.remove(task.id());
         if (waiting != null) {
-            waiting.forEach(w -> w.complete(task));
+            answerLater(() -> waiting.forEach(w -> w.complete(task)));
         }
     }
 

@@ -43,9 +43,10 @@ public final class Stores {
     /**
      * Opens the configured store.
      *
-     * @param config    the root configuration; reads {@code store.provider} and {@code store.<provider>.*}, else the
-     *                  queue's {@code queue.<provider>.*} (the same database and schema), with {@code db.*} as the
-     *                  fallback for any key the node lacks
+     * @param config    the root configuration; reads {@code store.provider}, and each of the store's settings from
+     *                  {@code store.<provider>.*}, else from the queue's {@code queue.<provider>.*} (the same database
+     *                  and schema), else from {@code db.*}: key by key, so setting one of the store's own keeps the
+     *                  queue's others
      * @param providers the available providers
      * @param clock     the store's clock
      */
@@ -59,9 +60,8 @@ public final class Stores {
                     queue, providers.names());
         }
         String name = chosen.orElse(providers.names().contains(queue) ? queue : DEFAULT_PROVIDER);
-        Config own = config.get("store").get(name);
-        Config node = own.exists() ? own : config.get("queue").get(name);
-        Settings settings = new ConfigSettings(node, Optional.of(config.get("db")));
+        Settings settings = new ConfigSettings(config.get("store").get(name), config.get("queue").get(name),
+                config.get("db"));
         return providers.select(name).open(settings, clock);
     }
 

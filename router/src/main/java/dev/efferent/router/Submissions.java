@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -20,6 +21,7 @@ final class Submissions {
 
     private final Admission admission;
     private final Predicate<Runnable> post;
+    private final Consumer<Runnable> later;
     private final List<Pending> waiting = new ArrayList<>();
     private final AtomicLong submitted = new AtomicLong();
 
@@ -27,9 +29,10 @@ final class Submissions {
     }
 
     /** @param post runs work on the router's thread; false once the router is closed */
-    Submissions(Admission admission, Predicate<Runnable> post) {
+    Submissions(Admission admission, Predicate<Runnable> post, Consumer<Runnable> later) {
         this.admission = admission;
         this.post = post;
+        this.later = later;
     }
 
     /** Queues {@code request} with the next flush; the answer completes once it is admitted or refused. */
@@ -71,15 +74,29 @@ final class Submissions {
 
     private void flush() {
         List<Pending> batch = take();
+        // Answered once the turn's view is published: a caller reads the router with its call in it.
+        List<CompletableFuture<Submission>> answers = batch.stream().map(p -> new CompletableFuture<Submission>())
+                .toList();
         try {
-            admission.submitAll(batch.stream().map(Pending::request).toList(),
-                    batch.stream().map(Pending::answer).toList());
+            admission.submitAll(batch.stream().map(Pending::request).toList(), answers);
         } catch (Throwable e) {
             // Every caller not answered yet is told, whatever went wrong (one answered already keeps its answer: its
             // task is queued); the router's thread goes on.
             LOG.log(Level.ERROR, "Router failed while queueing " + batch.size() + " calls; each caller is told", e);
-            batch.forEach(p -> p.answer().completeExceptionally(e));
+            answers.forEach(a -> a.completeExceptionally(e));
         }
+        later.accept(() -> {
+            for (int i = 0; i < batch.size(); i++) {
+                CompletableFuture<Submission> answer = batch.get(i).answer();
+                answers.get(i).whenComplete((s, e) -> {
+                    if (e == null) {
+                        answer.complete(s);
+                    } else {
+                        answer.completeExceptionally(e);
+                    }
+                });
+            }
+        });
     }
 
     /** Takes the calls waiting, at most {@link #MAX_BATCH}; the rest stay for the next flush, which is then posted. */

@@ -103,7 +103,7 @@ final class Waits {
             }
             if (why.isPresent()) {
                 state.offlineWatch.remove(id);
-                watching.forEach(w -> w.complete(new Awaited.Offline(why.get())));
+                state.answerLater(() -> watching.forEach(w -> w.complete(new Awaited.Offline(why.get()))));
             }
         }
     }

@@ -48,7 +48,7 @@ final class WorkerRegistration {
     private final BiFunction<Runnable, Duration, Future<?>> scheduler;
     private final Dispatch dispatch;
     private final TaskReports reports;
-    /** Tells whoever waits for a task that its machine may have gone (Admission.recheckOffline). */
+    /** Tells whoever waits for a task that its machine may have gone (Waits.recheckOffline, after the turn). */
     private final Runnable machinesChanged;
     /** Whether a worker id or name belongs to a paired machine, which only its own token may register as. */
     volatile BiPredicate<String, String> paired = (id, name) -> false;

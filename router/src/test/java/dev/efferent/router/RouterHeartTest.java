@@ -137,6 +137,69 @@ class RouterHeartTest extends RouterFixture {
         assertEquals(TaskStatus.COMPLETED, finished.task().status());
     }
 
+    @Test
+    void aWaitIsToldWhenATaskBackForAnotherTryHasNoMachineLeft() throws Exception {
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        // Read-only: a task lost with its worker runs again, after a backoff, rather than failing.
+        w.register(router, 1, FakeWorker.tool("stat", true));
+        String id = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
+        w.accept(w.next(TaskDispatch.class));
+        CompletableFuture<Awaited> waiting = router.finishedOrOffline(id);
+        w.disconnect("gone");
+        // Lost while running, it is due again only after its backoff: then no machine has its tool, and a poll says so.
+        Awaited.Offline offline = assertInstanceOf(Awaited.Offline.class, waiting.get(10, TimeUnit.SECONDS));
+        assertEquals(new Waiting.NoWorkerOnline("stat"), offline.why());
+        assertEquals(TaskStatus.QUEUED, status(id));
+    }
+
+    @Test
+    void aWorkerTakingOverItsOwnIdIsNotReportedOfflineToWhoeverWaits() throws Exception {
+        start(true, Optional.empty());
+        FakeWorker old = new FakeWorker("laptop");
+        old.register(router, 1, FakeWorker.tool("run_shell", false));
+        router.submit(TaskRequest.of("run_shell", params("{}")).onWorker("laptop"));
+        old.accept(old.next(TaskDispatch.class));
+        String queued = router.submit(TaskRequest.of("run_shell", params("{}")).onWorker("laptop")).task().id();
+        CompletableFuture<Awaited> waiting = router.finishedOrOffline(queued);
+        // The old link died unseen; the worker comes back with its id, and the brain lets it take over.
+        old.liveness = FakeWorker.Liveness.UNREACHABLE;
+        FakeWorker fresh = new FakeWorker("laptop");
+        fresh.register(router, 1, FakeWorker.tool("run_shell", false));
+        TaskDispatch d = fresh.next(TaskDispatch.class);
+        assertEquals(queued, d.taskId(), "the task waiting for the laptop goes to it as it is back");
+        fresh.accept(d);
+        fresh.complete(d, "done");
+        Awaited awaited = waiting.get(10, TimeUnit.SECONDS);
+        assertInstanceOf(Awaited.Finished.class, awaited, "never told the laptop was offline: " + awaited);
+    }
+
+    @Test
+    void whoeverHearsATaskFinishReadsTheRouterWithoutIt() throws Exception {
+        start(true, Optional.empty());
+        FakeWorker w = new FakeWorker("laptop");
+        w.register(router, 2, FakeWorker.tool("run_shell", false));
+        String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
+        CompletableFuture<Task> done = router.completion(id);
+        TaskDispatch d = w.next(TaskDispatch.class);
+        w.accept(d);
+        w.complete(d, "done");
+        done.get(10, TimeUnit.SECONDS);
+        // Read on a thread that posted nothing: the view it reads was published before the wait was answered.
+        int[] seen = CompletableFuture.supplyAsync(() -> new int[]{router.runningCount(),
+                router.workers().getFirst().runningTasks()}).get(10, TimeUnit.SECONDS);
+        assertEquals(0, seen[0]);
+        assertEquals(0, seen[1]);
+    }
+
+    @Test
+    void aCallAfterTheRouterClosedIsRefusedNotLeftWaiting() {
+        start(true, Optional.empty());
+        router.close();
+        assertThrows(RuntimeException.class, () -> router.completion("any"));
+        router = null;
+    }
+
     private Task sampleTask() {
         TaskQueue q = openQueue();
         Task task = q.enqueue(NewTask.builder("run_shell", "{}").build());

@@ -13,22 +13,24 @@ import java.util.Optional;
  */
 public final class ConfigSettings implements Settings {
     private final Config node;
-    private final Optional<Config> fallback;
+    private final List<Config> fallbacks;
 
-    /** Settings read from {@code node}; keys are relative to it. */
-    public ConfigSettings(Config node) {
-        this(node, Optional.empty());
-    }
-
-    /** Settings read from {@code node}, else from {@code fallback} (e.g. {@code db.*} for a queue's keys). */
-    public ConfigSettings(Config node, Optional<Config> fallback) {
+    /**
+     * Settings read from {@code node}, and each key the node lacks from the first of {@code fallbacks} that has it
+     * (e.g. {@code db.*} for a queue's keys); keys are relative to each node.
+     */
+    public ConfigSettings(Config node, Config... fallbacks) {
         this.node = node;
-        this.fallback = fallback;
+        this.fallbacks = List.of(fallbacks);
     }
 
     @Override
     public Optional<String> get(String key) {
-        return value(node, key).or(() -> fallback.flatMap(f -> value(f, key)));
+        Optional<String> value = value(node, key);
+        for (int i = 0; value.isEmpty() && i < fallbacks.size(); i++) {
+            value = value(fallbacks.get(i), key);
+        }
+        return value;
     }
 
     private static Optional<String> value(Config node, String key) {

@@ -38,6 +38,18 @@ class ConfigSettingsTest {
         Config config = ConfigLoader.load(Map.of("db.url", "jdbc:postgresql://db/x"), Map.of(),
                 Map.of());
         assertEquals(Optional.of("jdbc:postgresql://db/x"),
-                new ConfigSettings(config.get("queue.postgres"), Optional.of(config.get("db"))).get("url"));
+                new ConfigSettings(config.get("queue.postgres"), config.get("db")).get("url"));
+    }
+
+    @Test
+    void eachKeyFallsBackOnItsOwnSoOneKeyOfTheStoresKeepsTheQueuesOthers() {
+        Config config = ConfigLoader.load(Map.of("store.postgres.store-pool-size", "2",
+                "queue.postgres.url", "jdbc:postgresql://queue-db/q", "db.user", "efferent"), Map.of(), Map.of());
+        ConfigSettings store = new ConfigSettings(config.get("store.postgres"), config.get("queue.postgres"),
+                config.get("db"));
+        assertEquals(2, store.getInt("store-pool-size", 4));
+        assertEquals(Optional.of("jdbc:postgresql://queue-db/q"), store.get("url"), "the queue's, not db.*'s default");
+        assertEquals(Optional.of("efferent"), store.get("user"));
+        assertEquals(Optional.empty(), store.get("password"));
     }
 }

@@ -77,6 +77,27 @@ public abstract class StoreContract {
     }
 
     @Test
+    void anEntryThatCannotBeReadIsLeftOutOfAListNotTheWholeList() {
+        // As a value written by a newer version of its owner, or edited by hand.
+        Space<String> picky = store.claim(new Namespace<>("contract.picky", Codec.of(v -> v, v -> {
+            if (v.startsWith("bad")) {
+                throw new IllegalArgumentException("not a value this version knows");
+            }
+            return v;
+        })), OWNER);
+        picky.put("a", "good");
+        picky.put("b", "bad one");
+        picky.put("c", "fine");
+        assertEquals(Map.of("a", "good", "c", "fine"), picky.entries(10));
+        StoreException one = assertThrows(StoreException.class, () -> picky.get("b"));
+        assertTrue(one.getMessage().contains("'b'"), one.getMessage());
+        picky.append("log", "first", 5);
+        picky.append("log", "bad entry", 5);
+        picky.append("log", "third", 5);
+        assertEquals(List.of("first", "third"), picky.tail("log", 10));
+    }
+
+    @Test
     void valuesAreKeptReplacedAndRemoved() {
         Space<String> records = text();
         records.put("t1", "one");

@@ -10,6 +10,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -32,6 +33,9 @@ final class PgTextStore implements TextStore {
         this.clock = clock;
     }
 
+    /** How long the migration at start may take, waiting for another brain's included. */
+    static final Duration MIGRATION_TIMEOUT = Duration.ofMinutes(30);
+
     /** Connects, brings the schema up to date (moving the queue's old records in), and returns the store. */
     static PgTextStore open(PgStoreSettings settings, Clock clock) {
         HikariConfig config = new HikariConfig();
@@ -53,6 +57,9 @@ final class PgTextStore implements TextStore {
         }
         try {
             try (Connection c = pool.getConnection()) {
+                // Not the pool's 10-second statements: moving a large history of old records, or waiting for another
+                // brain's migration, takes longer (the pool puts the timeout back when the connection returns).
+                c.setNetworkTimeout(Runnable::run, (int) MIGRATION_TIMEOUT.toMillis());
                 PgStoreSchema.migrate(c, settings.schema());
             }
             return new PgTextStore(pool, settings.schema(), clock);

@@ -5,6 +5,7 @@ import dev.efferent.store.Space;
 import dev.efferent.store.Store;
 import dev.efferent.store.StoreException;
 
+import java.lang.System.Logger.Level;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +20,7 @@ import java.util.Optional;
 public final class TypedStore implements Store {
     /** The longest key or log name: long enough for a hash or a conversation's key, short enough for an index. */
     public static final int MAX_KEY = 500;
+    private static final System.Logger LOG = System.getLogger(TypedStore.class.getName());
 
     private final TextStore text;
     private final Map<String, String> owners = new LinkedHashMap<>();
@@ -112,7 +114,9 @@ public final class TypedStore implements Store {
         public Map<String, T> entries(String after, int limit) {
             Objects.requireNonNull(after, "after");
             Map<String, T> found = new LinkedHashMap<>();
-            text.entries(name, after, Math.max(0, limit)).forEach((k, data) -> found.put(k, decode(k, data)));
+            // An entry that cannot be read is left out (and logged), not the whole page with it.
+            text.entries(name, after, Math.max(0, limit)).forEach((k, data) -> readable(k, data)
+                    .ifPresent(v -> found.put(k, v)));
             return Collections.unmodifiableMap(found);
         }
 
@@ -128,7 +132,7 @@ public final class TypedStore implements Store {
         @Override
         public List<T> tail(String log, int limit) {
             return text.tail(name, key("log name", log), Math.max(0, limit)).stream()
-                    .map(data -> decode(log, data)).toList();
+                    .flatMap(data -> readable(log, data).stream()).toList();
         }
 
         @Override
@@ -138,6 +142,16 @@ public final class TypedStore implements Store {
 
         private String encode(T value) {
             return namespace.codec().encode(Objects.requireNonNull(value, "value"));
+        }
+
+        /** {@code data} decoded; empty, with a warning, when it cannot be (one bad entry of a list). */
+        private Optional<T> readable(String key, String data) {
+            try {
+                return Optional.of(decode(key, data));
+            } catch (StoreException e) {
+                LOG.log(Level.WARNING, "{0}; left out of the list", e.getMessage());
+                return Optional.empty();
+            }
         }
 
         private T decode(String key, String data) {
