@@ -65,7 +65,9 @@ final class BrainAssembly {
     static final int HISTORY = 200;
     /** The owner of the brain's own namespaces in the store. */
     static final String OWNER = "efferent.brain";
-    /** Read, never written, by the readiness probe. */
+    /** A router's thread on one event this long is stuck: no call gets through, so the brain is not ready. */
+    static final Duration ROUTER_STUCK = Duration.ofSeconds(30);
+        /** Read, never written, by the readiness probe. */
     private static final Namespace<String> READINESS = new Namespace<>("brain.readiness", Codec.text());
     private static final System.Logger LOG = System.getLogger(BrainAssembly.class.getName());
     /** Heaviest first, as Helidon orders its features; equal weights by name, so the order never depends on the jar. */
@@ -231,7 +233,20 @@ final class BrainAssembly {
                 new ReadinessCheck("queue", () -> Map.of("queued", router.queuedCount())),
                 new ReadinessCheck("store", () -> Map.of("durable", store.durable(),
                         "probe", probe.get("probe").isPresent())),
-                new ReadinessCheck("router", () -> Map.of("workersOnline", router.workersOnline())));
+                new ReadinessCheck("router", () -> routerReady(router)));
+    }
+
+    /** The router's answer to the readiness probe; throws, for a 503, while it stops or while its thread is stuck. */
+    private static Map<String, Object> routerReady(Router router) {
+        if (router.stopping()) {
+            throw new IllegalStateException("the brain is stopping");
+        }
+        Duration busy = router.busy();
+        if (busy.compareTo(ROUTER_STUCK) > 0) {
+            throw new IllegalStateException("the router's thread has been on one event for " + busy.toSeconds()
+                    + " s, most likely a queue statement that does not answer");
+        }
+        return Map.of("workersOnline", router.workersOnline());
     }
 
     /** The brain's version, as its module says (the build's, for a development run). */

@@ -6,7 +6,12 @@ import dev.efferent.plugin.Settings;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.spi.TaskQueueProvider;
+import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.router.Queues;
+import dev.efferent.router.Router;
+import dev.efferent.router.RouterSettings;
+import dev.efferent.router.Stores;
+import io.helidon.health.HealthCheckResponse;
 import io.helidon.config.Config;
 import org.junit.jupiter.api.Test;
 
@@ -15,6 +20,7 @@ import java.lang.reflect.Proxy;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -42,6 +48,20 @@ class BrainAssemblyTest extends BrainFixture {
 
         queue.reachable.set(true);
         assertEquals(200, request("GET", "/observe/health/ready", null, TOKEN).statusCode());
+    }
+
+    @Test
+    void readinessGoesDownAsTheBrainStopsBeforeItsServerDoes() {
+        Router router = Router.start(RouterSettings.defaults(), Queues.providers().build().select("memory")
+                .open(Settings.empty(), Clock.systemUTC()), Stores.inMemory(), Optional.empty(), new ProtocolCodec(),
+                Clock.systemUTC());
+        ReadinessCheck check = BrainAssembly.readiness(router, Stores.inMemory()).stream()
+                .filter(c -> c.name().equals("router")).findFirst().orElseThrow();
+        assertTrue(check.call().status() == HealthCheckResponse.Status.UP);
+        router.close();
+        HealthCheckResponse stopping = check.call();
+        assertEquals(HealthCheckResponse.Status.DOWN, stopping.status());
+        assertEquals("the brain is stopping", stopping.details().get("error"));
     }
 
     @Test

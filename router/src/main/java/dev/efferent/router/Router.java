@@ -45,6 +45,8 @@ public final class Router implements AutoCloseable {
     private final ProtocolCodec codec;
     private final RouterState state;
     private final RouterLoop loop;
+    /** Set first thing in close(): the brain is stopping, whatever still answers. */
+    private volatile boolean stopping;
     /** What readers see: the state as the last turn of the loop left it. */
     private volatile RouterView view = RouterView.EMPTY;
     /** The router's parts, by concern; each runs on the router's thread. */
@@ -296,6 +298,19 @@ public final class Router implements AutoCloseable {
         return loop.calls() + submissions.submitted();
     }
 
+    /**
+     * How long the router's thread has been on the event it handles now (zero while it waits for one): a long time
+     * means it is stuck, most likely in a queue statement that does not answer, and no call gets through.
+     */
+    public Duration busy() {
+        return loop.busy();
+    }
+
+    /** Whether the router is stopping or stopped ({@link #close}). */
+    public boolean stopping() {
+        return stopping;
+    }
+
     /** Tasks queued now. */
     public long queuedCount() {
         return queue.countQueued();
@@ -314,6 +329,7 @@ public final class Router implements AutoCloseable {
     /** Stops the router: its workers are disconnected (1001) and its threads stopped. The queue stays open. */
     @Override
     public void close() {
+        stopping = true;
         try {
             call(() -> {
                 state.sessions.values().forEach(s -> s.link.close(1001, "brain shutting down"));

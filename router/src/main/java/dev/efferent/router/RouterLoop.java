@@ -44,6 +44,8 @@ final class RouterLoop {
     private final ThreadLocal<long[]> postedHere = ThreadLocal.withInitial(() -> new long[1]);
     /** Calls that waited for the router's thread (call()). */
     private final AtomicLong calls = new AtomicLong();
+    /** When the event running now started (System.nanoTime), 0 while the loop waits for one. */
+    private volatile long turnStarted;
     /** Router's thread: the number of the event that ran last. */
     private long ran;
     /** The number of the last event whose effects the published view shows. */
@@ -70,10 +72,13 @@ final class RouterLoop {
         try {
             execute(n -> () -> {
                 ran = n;
+                turnStarted = System.nanoTime();
                 try {
                     work.run();
                 } catch (RuntimeException e) {
                     LOG.log(Level.ERROR, "Router failed while handling an event; it goes on", e);
+                } finally {
+                    turnStarted = 0;
                 }
                 // A worker or tool that came or went is shown at once: the next turn may wait long in the queue (a
                 // database that does not answer). Counts alone may wait for a quiet moment, a millisecond at most,
@@ -102,12 +107,15 @@ final class RouterLoop {
         answer.whenComplete((a, e) -> unanswered.remove(answer));
         execute(n -> () -> {
             ran = n;
+            turnStarted = System.nanoTime();
             T result = null;
             Throwable failure = null;
             try {
                 result = work.call();
             } catch (Throwable e) {
                 failure = e;
+            } finally {
+                turnStarted = 0;
             }
             // Published before the caller hears back: it reads its own change.
             publish(n);
@@ -157,6 +165,12 @@ final class RouterLoop {
             }
         }
         later.clear();
+    }
+
+    /** How long the router's thread has been on the event it runs now; zero while it waits for one. */
+    Duration busy() {
+        long started = turnStarted;
+        return started == 0 ? Duration.ZERO : Duration.ofNanos(Math.max(0, System.nanoTime() - started));
     }
 
     /** How many calls have waited for the router's thread. */
