@@ -2,11 +2,11 @@ package dev.efferent.pairing;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.efferent.queue.QueueException;
 import dev.efferent.store.Codec;
 import dev.efferent.store.Namespace;
 import dev.efferent.store.Space;
 import dev.efferent.store.Store;
+import dev.efferent.store.StoreException;
 
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
@@ -98,7 +98,7 @@ sealed interface PairingStore {
                         ? JSON.readValue(file.toFile(), new TypeReference<TreeMap<String, String>>() { })
                         : new TreeMap<>();
             } catch (IOException e) {
-                throw new QueueException("cannot read the paired workers in " + file + " (" + e.getMessage()
+                throw new StoreException("cannot read the paired workers in " + file + " (" + e.getMessage()
                         + "): fix or delete the file (deleting it unpairs every machine)", e);
             }
         }
@@ -155,7 +155,7 @@ sealed interface PairingStore {
                     Files.move(temp, file, StandardCopyOption.REPLACE_EXISTING);
                 }
             } catch (IOException e) {
-                throw new QueueException("cannot keep the paired workers in " + file + " (" + e.getMessage()
+                throw new StoreException("cannot keep the paired workers in " + file + " (" + e.getMessage()
                         + "): set brain.state-dir to a directory this user may write", e);
             }
         }
