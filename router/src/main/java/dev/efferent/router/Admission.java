@@ -13,12 +13,16 @@ import dev.efferent.queue.TaskStatus;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 
 /**
  * Admission: a tool call becomes a task (checked, queued, dispatched at once where a worker is free), and is
@@ -77,10 +81,10 @@ final class Admission {
         // A task a worker with a free slot and no queued work would claim next is claimed as it is queued: one write.
         // Slots go to the batch's tasks by priority, as a claim would take them.
         Map<WorkerSession, Integer> planned = new HashMap<>();
-        List<Optional<WorkerSession>> claimers = new ArrayList<>(java.util.Collections.nCopies(specs.size(),
+        List<Optional<WorkerSession>> claimers = new ArrayList<>(Collections.nCopies(specs.size(),
                 Optional.empty()));
-        java.util.stream.IntStream.range(0, specs.size()).boxed()
-                .sorted(java.util.Comparator.comparingInt((Integer k) -> -specs.get(k).priority()))
+        IntStream.range(0, specs.size()).boxed()
+                .sorted(Comparator.comparingInt((Integer k) -> -specs.get(k).priority()))
                 .forEach(k -> {
                     NewTask spec = specs.get(k);
                     Optional<WorkerSession> claimer = spec.held() || spec.runAt().isPresent() ? Optional.empty()
@@ -237,7 +241,7 @@ final class Admission {
                 "no task with id '" + taskId + "'"));
         if (task.status() != TaskStatus.AWAITING_APPROVAL) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is "
-                    + task.status().name().toLowerCase(java.util.Locale.ROOT)
+                    + task.status().name().toLowerCase(Locale.ROOT)
                     + "; only a task waiting for approval can be approved");
         }
         Task queued;
@@ -260,7 +264,7 @@ final class Admission {
             throw new RouterException(RouterException.Kind.NOT_FOUND, "no task with id '" + taskId + "'");
         } catch (IllegalTransitionException e) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is not waiting for approval "
-                    + "(it is " + e.current().name().toLowerCase(java.util.Locale.ROOT) + ")");
+                    + "(it is " + e.current().name().toLowerCase(Locale.ROOT) + ")");
         }
         LOG.log(Level.INFO, "Task {0} ({1}) not approved: {2}", taskId, denied.tool(), reason);
         state.finished(denied);
@@ -272,7 +276,7 @@ final class Admission {
                 "no task with id '" + taskId + "'"));
         if (task.status().isFinished()) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is already "
-                    + task.status().name().toLowerCase(java.util.Locale.ROOT) + "; only queued or running tasks can be cancelled");
+                    + task.status().name().toLowerCase(Locale.ROOT) + "; only queued or running tasks can be cancelled");
         }
         Task cancelled;
         try {

@@ -18,11 +18,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * Dispatch: claiming tasks for workers with free slots and sending them, deadlines, and telling a worker to stop
@@ -69,7 +74,7 @@ final class Dispatch {
         if (!s.local || !settings.handsEnabled()) {
             return s.toolNames();
         }
-        Set<String> tools = new java.util.HashSet<>(s.toolNames());
+        Set<String> tools = new HashSet<>(s.toolNames());
         tools.removeIf(name -> RouterState.placement(s.tools.get(name)) == Placement.HYBRID
                 && state.sessions.values().stream().anyMatch(w -> !w.local && w.online && w.tools.containsKey(name)));
         return tools;
@@ -83,7 +88,7 @@ final class Dispatch {
      * Empty when it must be queued and claimed as usual.
      */
     Optional<WorkerSession> claimerOnAdd(String tool, Optional<String> target, Optional<String> session,
-                                         java.util.Map<WorkerSession, Integer> planned) {
+                                         Map<WorkerSession, Integer> planned) {
         for (WorkerSession s : candidates(tool, target, session)) {
             if (s.freeSlots() > planned.getOrDefault(s, 0) && claimable(s).contains(tool)) {
                 return s.drainedAt == state.workEpoch ? Optional.of(s) : Optional.empty();
@@ -194,8 +199,8 @@ final class Dispatch {
     }
 
     /** What this router does when another process changes the shared queue. */
-    QueueEvents queueEvents(java.util.function.Consumer<Runnable> post) {
-        java.util.concurrent.atomic.AtomicBoolean pumpPending = new java.util.concurrent.atomic.AtomicBoolean();
+    QueueEvents queueEvents(Consumer<Runnable> post) {
+        AtomicBoolean pumpPending = new AtomicBoolean();
         return new QueueEvents() {
             @Override
             public void workAvailable() {
@@ -231,7 +236,7 @@ final class Dispatch {
         if (task.isEmpty()) {
             state.unfinished.remove(taskId);
             // Gone (deleted once finished long ago): whoever waits is told so rather than left waiting.
-            List<java.util.concurrent.CompletableFuture<Task>> waiting = state.waiters.remove(taskId);
+            List<CompletableFuture<Task>> waiting = state.waiters.remove(taskId);
             waiting.forEach(w -> w.completeExceptionally(new RouterException(RouterException.Kind.NOT_FOUND,
                     "no task with id '" + taskId + "'")));
             return;

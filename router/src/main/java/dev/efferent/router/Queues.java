@@ -8,6 +8,7 @@ import dev.efferent.queue.spi.TaskQueueProvider;
 import io.helidon.config.Config;
 
 import java.time.Clock;
+import java.util.Optional;
 import java.util.ServiceLoader;
 
 /** Opens the task queue that {@code queue.provider} names (default {@code memory}). */
@@ -36,7 +37,7 @@ public final class Queues {
     public static TaskQueue open(Config config, PluginRegistry<TaskQueueProvider> providers, Clock clock) {
         String name = config.get("queue.provider").asString().orElse(DEFAULT_PROVIDER);
         Config node = config.get("queue").get(name);
-        Settings settings = new ConfigSettings(node, java.util.Optional.of(config.get("db")));
+        Settings settings = new ConfigSettings(node, Optional.of(config.get("db")));
         return providers.select(name).open(settings, clock);
     }
 }

@@ -21,10 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,7 +56,7 @@ class RoutingTest extends RouterFixture {
     }
 
     private static Tool tool(String name, Placement placement,
-                             java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
+                             BiFunction<ToolParams, ToolContext, ToolResult> body) {
         return Tool.of(new ToolSpec(name, name, "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}",
                 placement, ToolHints.READ_ONLY), body);
     }
@@ -72,8 +75,8 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void theBrainFollowsItsOwnToolkitWhenItsToolsComeAndGo() throws InterruptedException {
-        java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean(true);
-        List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean up = new AtomicBoolean(true);
+        List<Runnable> listeners = new CopyOnWriteArrayList<>();
         Tool flaky = new Tool() {
             @Override
             public ToolSpec spec() {
@@ -125,7 +128,7 @@ class RoutingTest extends RouterFixture {
     }
 
     private void awaitKnown(String tool, boolean known) throws InterruptedException {
-        long end = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (router.tools().stream().anyMatch(t -> t.descriptor().name().equals(tool)) != known) {
             assertTrue(System.nanoTime() < end, tool + (known ? " never came back" : " was never dropped"));
             Thread.sleep(20);
@@ -155,9 +158,9 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void aHybridToolRunsOnAWorkerThatHasItElseInTheBrain() throws InterruptedException {
-        start(new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3, java.time.Duration.ofSeconds(30),
-                java.time.Duration.ofMillis(100), Map.of("echo", Placement.HYBRID), java.time.Duration.ofDays(7),
-                java.time.Duration.ofSeconds(3), java.time.Duration.ofDays(7)), Optional.of(localTools()));
+        start(new RouterSettings(true, HEARTBEAT, 2, Duration.ofMinutes(1), 3, Duration.ofSeconds(30),
+                Duration.ofMillis(100), Map.of("echo", Placement.HYBRID), Duration.ofDays(7),
+                Duration.ofSeconds(3), Duration.ofDays(7)), Optional.of(localTools()));
         Task inBrain = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"here\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, inBrain.status(), "no worker has it: the brain runs it");
 
@@ -173,9 +176,9 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void placementOverrideFromConfigurationWins() {
-        RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3,
-                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
-                java.time.Duration.ofDays(7), java.time.Duration.ofSeconds(3), java.time.Duration.ofDays(7));
+        RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, Duration.ofMinutes(1), 3,
+                Duration.ofSeconds(30), Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
+                Duration.ofDays(7), Duration.ofSeconds(3), Duration.ofDays(7));
         start(settings, Optional.of(localTools()));
         Task echo = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, echo.status());

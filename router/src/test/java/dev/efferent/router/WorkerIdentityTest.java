@@ -1,19 +1,27 @@
 package dev.efferent.router;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.RejectReason;
 import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,8 +48,8 @@ class WorkerIdentityTest extends RouterFixture {
     /** A second router over the same queue: another brain, which knows the tasks only from the queue. */
     private Router anotherBrain() {
         return Router.start(router.settings(), queue, Stores.inMemory(),
-                Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
-                java.time.Clock.systemUTC());
+                Optional.empty(), new ProtocolCodec(),
+                Clock.systemUTC());
     }
 
     /** A router with worker "laptop" online, heartbeating, whose link no longer answers pings. */
@@ -153,10 +161,10 @@ class WorkerIdentityTest extends RouterFixture {
             w.connection.receive(new WorkerRegister(1, "laptop", "laptop", "host", "test", List.of(), 2));
         }
         assertEquals(1008, old.awaitClose());
-        dev.efferent.protocol.Message a = first.received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
-        dev.efferent.protocol.Message b = second.received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
-        long admitted = java.util.stream.Stream.of(a, b).filter(m -> m instanceof dev.efferent.protocol.WorkerAck).count();
-        long refused = java.util.stream.Stream.of(a, b).filter(m -> m instanceof ErrorMessage).count();
+        Message a = first.received.poll(10, TimeUnit.SECONDS);
+        Message b = second.received.poll(10, TimeUnit.SECONDS);
+        long admitted = Stream.of(a, b).filter(m -> m instanceof WorkerAck).count();
+        long refused = Stream.of(a, b).filter(m -> m instanceof ErrorMessage).count();
         assertEquals(1, admitted, a + " / " + b);
         assertEquals(1, refused, a + " / " + b);
         assertEquals(1, router.workers().stream().filter(w -> w.id().equals("laptop") && w.online()).count());
@@ -184,11 +192,11 @@ class WorkerIdentityTest extends RouterFixture {
     void paramsAreCheckedAgainstTheSchemaOfTheWorkerThatWillRunTheCall() throws Exception {
         start(true, Optional.empty());
         FakeWorker strict = new FakeWorker("strict");
-        dev.efferent.protocol.ToolDescriptor tool = shell(STRICT_SHELL);
+        ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
         String id = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}"))).task().id();
-        dev.efferent.queue.Task failed = await(id);
-        assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
+        Task failed = await(id);
+        assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
                 failed.error().orElseThrow());
         assertTrue(strict.quietFor(200).stream().noneMatch(m -> m instanceof TaskDispatch), "never sent");
@@ -198,7 +206,7 @@ class WorkerIdentityTest extends RouterFixture {
     void paramsCheckedOnAdmissionAgainstTheWorkersOwnCopyAreNotCheckedAgainAtDispatch() throws Exception {
         start(true, Optional.empty());
         FakeWorker strict = new FakeWorker("strict");
-        dev.efferent.protocol.ToolDescriptor tool = shell(STRICT_SHELL);
+        ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
 
         // Its caller (the front door) checked the params against this very copy: the router does not check again, so
@@ -208,11 +216,11 @@ class WorkerIdentityTest extends RouterFixture {
         assertEquals(once, strict.next(TaskDispatch.class).taskId());
 
         // Checked against another copy of the tool (a looser one): checked again against the worker's, and refused.
-        dev.efferent.protocol.ToolDescriptor loose = shell("{\"type\":\"object\"}");
+        ToolDescriptor loose = shell("{\"type\":\"object\"}");
         String twice = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}")).checkedAgainst(loose))
                 .task().id();
-        dev.efferent.queue.Task failed = await(twice);
-        assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
+        Task failed = await(twice);
+        assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
                 failed.error().orElseThrow());
     }
@@ -222,9 +230,9 @@ class WorkerIdentityTest extends RouterFixture {
             + "{\"type\":\"string\"}},\"required\":[\"command\"]}";
 
     /** A worker's run_shell with {@code schema}. */
-    private static dev.efferent.protocol.ToolDescriptor shell(String schema) throws Exception {
-        return new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
-                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree(schema), "LOCAL", false,
+    private static ToolDescriptor shell(String schema) throws Exception {
+        return new ToolDescriptor("run_shell", "shell",
+                (ObjectNode) FakeWorker.JSON.readTree(schema), "LOCAL", false,
                 false, false, false);
     }
 }
