@@ -25,6 +25,7 @@ import dev.efferent.model.spi.ToolCall;
 import dev.efferent.model.spi.Usage;
 import dev.efferent.plugin.Ids;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Awaited;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
@@ -42,13 +43,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * The assistant's mind: answers free text with a language model that may call the brain's tools. One turn at a time
@@ -480,7 +481,7 @@ public final class Agent implements Assistant, AutoCloseable {
                     Task task = s.submission().task();
                     r.tasks.add(task.id());
                     ParkedTurns.Pending pending = new ParkedTurns.Pending(call.id(), call.name(), task.id());
-                    if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL) {
+                    if (task.status() == TaskStatus.AWAITING_APPROVAL) {
                         // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
                         // its time ran out.
                         question(s, turn.origin()).ifPresent(told::add);
@@ -558,7 +559,7 @@ public final class Agent implements Assistant, AutoCloseable {
             case Toolbox.Started.Answered a -> new Calls.Started.Refused(a.content());
             case Toolbox.Started.Submitted s -> {
                 Task task = s.submission().task();
-                if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL
+                if (task.status() == TaskStatus.AWAITING_APPROVAL
                         && s.submission().outcome() != Submission.Outcome.DUPLICATE) {
                     question(s, conversation).ifPresent(host.replies(conversation)::send);
                 }
@@ -672,7 +673,7 @@ public final class Agent implements Assistant, AutoCloseable {
             // A child whose brain stopped while its turn ran (not parked) cannot go on: its parent hears so.
             children.alive();
             children.endOrphans(parked.all().stream().map(ParkedTurns.Parked::conversation)
-                    .collect(java.util.stream.Collectors.toSet()), host);
+                    .collect(Collectors.toSet()), host);
             for (ParkedTurns.Parked p : parked.all()) {
                 if (p.parkedAt().plus(settings.parkTimeout()).isAfter(clock.instant()) || !parked.remove(p.turnId())) {
                     continue;

@@ -1,5 +1,6 @@
 package dev.efferent.agent;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.approvals.policy.Decision;
@@ -12,6 +13,7 @@ import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.WorkerInfo;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -60,7 +62,7 @@ final class Questions {
                 return "Path: " + args.path("path").asText() + (args.path("content").isTextual()
                         ? " (" + args.path("content").asText().length() + " characters to write)" : "");
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             // Shown as stored.
         }
         return "Arguments: " + (params.length() > 500 ? params.substring(0, 500) + "…" : params);
@@ -100,7 +102,7 @@ final class Questions {
 
     /** The calls of conversation {@code key} waiting for an answer, for {@code /approvals}. */
     String pending(String key) {
-        List<Task> waiting = new java.util.ArrayList<>(approvals.pending(Optional.of(key)));
+        List<Task> waiting = new ArrayList<>(approvals.pending(Optional.of(key)));
         for (SubAgents.Child c : children.of(key)) {
             if (c.state() == SubAgents.State.RUNNING) {
                 waiting.addAll(approvals.pending(Optional.of(c.conversation().key())));

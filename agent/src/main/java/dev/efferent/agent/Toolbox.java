@@ -14,16 +14,19 @@ import dev.efferent.calls.Outcome;
 import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
+import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.ToolInfo;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 
 /**
  * The brain's tool catalogue as the model sees it, and a model's tool call turned into a task through the router,
@@ -38,8 +41,8 @@ final class Toolbox {
     private final ObjectMapper json;
     private final int maxResultChars;
     /** Compiled schemas by descriptor; a descriptor that changes (a new version of the tool) compiles anew. */
-    private final Map<dev.efferent.protocol.ToolDescriptor, Optional<ParamsSchema>> schemas =
-            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private final Map<ToolDescriptor, Optional<ParamsSchema>> schemas =
+            Collections.synchronizedMap(new WeakHashMap<>());
 
     Toolbox(Gateway gateway, ObjectMapper json, int maxResultChars) {
         this.gateway = gateway;

@@ -1,5 +1,6 @@
 package dev.efferent.agent;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.calls.Gateway;
@@ -82,7 +83,7 @@ class AgentApprovalsTest {
         Store records = Stores.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC(), (tool, params) -> tools.risk(tool,
-                (com.fasterxml.jackson.databind.node.ObjectNode) params));
+                (ObjectNode) params));
         agent = new Agent(router, Optional.of(Models.providers().select("openai").open(key -> Optional.ofNullable(
                 m.get(key)))), AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());

@@ -25,11 +25,15 @@ import dev.efferent.tools.spi.Risk;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +55,7 @@ public final class Approvals implements AutoCloseable {
 
     private final Router router;
     private final BiFunction<String, JsonNode, Risk> judge;
-    private final List<Answered> answeredListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Answered> answeredListeners = new CopyOnWriteArrayList<>();
     private final ApprovalSettings settings;
     private final Space<JsonNode> audits;
     private final Space<String> rules;
@@ -90,7 +94,7 @@ public final class Approvals implements AutoCloseable {
     /** The configured rules and those people added with "allow always" (here or on another brain of the database). */
     private Policy withAddedRules() {
         Policy p = settings.policy();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (String added : rules.tail(ADDED_RULES, 1_000)) {
             if (!seen.add(added)) {
                 continue;
@@ -142,7 +146,7 @@ public final class Approvals implements AutoCloseable {
     }
 
     /** How long a held call waits for an answer. */
-    public java.time.Duration timeout() {
+    public Duration timeout() {
         return settings.timeout();
     }
 
@@ -238,7 +242,7 @@ public final class Approvals implements AutoCloseable {
      */
     public void noOneToAsk(Task task, String why) {
         LOG.log(Level.WARNING, "Task {0} ({1}) needs approval but {2}: the fallback ({3}) applies at once", task.id(),
-                task.tool(), why, settings.fallback().name().toLowerCase(java.util.Locale.ROOT));
+                task.tool(), why, settings.fallback().name().toLowerCase(Locale.ROOT));
         fallback(task, why);
     }
 
@@ -257,7 +261,7 @@ public final class Approvals implements AutoCloseable {
         }
         if (task.status() != TaskStatus.AWAITING_APPROVAL) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is not waiting for "
-                    + "approval (it is " + task.status().name().toLowerCase(java.util.Locale.ROOT) + ")");
+                    + "approval (it is " + task.status().name().toLowerCase(Locale.ROOT) + ")");
         }
         return task;
     }
@@ -324,8 +328,8 @@ public final class Approvals implements AutoCloseable {
                 router.deny(task.id(), why + "; denied by default (approvals.fallback)");
             }
             record(task.id(), json.createObjectNode().put("event", "expired").put("why", why)
-                    .put("fallback", settings.fallback().name().toLowerCase(java.util.Locale.ROOT)));
-            tell(task, "Not answered: " + why + "; " + settings.fallback().name().toLowerCase(java.util.Locale.ROOT)
+                    .put("fallback", settings.fallback().name().toLowerCase(Locale.ROOT)));
+            tell(task, "Not answered: " + why + "; " + settings.fallback().name().toLowerCase(Locale.ROOT)
                     + " by default.");
         } catch (RouterException e) {
             // Answered meanwhile (here or on another brain): the answer stands, the fallback does nothing.

@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -67,7 +68,7 @@ class CommandHandlerTest {
     }
 
     private Task lastTask() {
-        return router.newestTasks(java.util.Set.of(), 1).getFirst();
+        return router.newestTasks(Set.of(), 1).getFirst();
     }
 
     private Task awaitLast() throws Exception {

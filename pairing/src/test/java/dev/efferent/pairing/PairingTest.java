@@ -32,6 +32,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -94,8 +96,8 @@ class PairingTest {
     void guessingIsSlowedPerAddressAndForEveryoneAndABurstCannotPass() throws Exception {
         PairingCode code = pairing.newCode("test");
         // Ten tries a minute from one address, sent together: counted before each lookup, none beyond the ten.
-        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
-        List<java.util.concurrent.Future<PairingException.Kind>> burst = IntStream.range(0, 40)
+        var pool = Executors.newFixedThreadPool(8);
+        List<Future<PairingException.Kind>> burst = IntStream.range(0, 40)
                 .mapToObj(i -> pool.submit(() -> assertThrows(PairingException.class,
                         () -> pairing.exchange("22222-2222" + (i % 8 + 2), "id", "x", "203.0.113.9")).kind()))
                 .toList();

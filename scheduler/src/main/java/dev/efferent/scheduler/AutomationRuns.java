@@ -23,6 +23,8 @@ import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -51,7 +53,7 @@ final class AutomationRuns implements AutoCloseable {
     private final ExecutorService steps = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("efferent-automations").daemon().factory());
     private volatile AssistantHost host;
-    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
     private volatile Calls calls;
 
     AutomationRuns(Router router, Store store, ObjectMapper json) {

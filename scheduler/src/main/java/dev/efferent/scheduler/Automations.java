@@ -3,6 +3,7 @@ package dev.efferent.scheduler;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Calls;
 import dev.efferent.assistant.Extension;
@@ -304,7 +305,7 @@ public final class Automations implements Extension, AutoCloseable {
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("task " + t.id() + " has params that are not JSON", e);
             }
-            steps.add(new Automation.Step(t.tool(), Automation.marked((com.fasterxml.jackson.databind.node.ObjectNode)
+            steps.add(new Automation.Step(t.tool(), Automation.marked((ObjectNode)
                     params, literals), approval.contains(i + 1)));
         }
         Automation a = new Automation(name, description, url, steps, clock.instant());

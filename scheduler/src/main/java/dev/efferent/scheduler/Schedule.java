@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -86,13 +87,13 @@ public record Schedule(String id, String conversation, When when, Action action,
 
         /** As written in settings and requests: {@code skip}, {@code run-once}, {@code run-all}. */
         public String word() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         /** The policy written as {@code word}. */
         static Optional<Missed> of(String word) {
             for (Missed m : values()) {
-                if (m.word().equals(word.strip().toLowerCase(java.util.Locale.ROOT))) {
+                if (m.word().equals(word.strip().toLowerCase(Locale.ROOT))) {
                     return Optional.of(m);
                 }
             }

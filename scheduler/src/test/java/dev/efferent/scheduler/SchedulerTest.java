@@ -2,6 +2,7 @@ package dev.efferent.scheduler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.assistant.AssistantHost;
@@ -354,7 +355,7 @@ class SchedulerTest {
         Schedule ls = s.create(CHAT.key(), json("{\"every\": \"1m\", \"tool\": \"list_dir\", \"params\": "
                 + "{\"path\": \".\"}}"));
         // What a brain stopped right after winning the fire at 00:30:59 leaves: the fire pending, the next time set.
-        var stored = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
+        var stored = (ObjectNode) JSON.readTree(
                 records.get(ls.id()).orElseThrow());
         stored.put("next", "2026-11-23T00:31:59Z").put("runs", 1).putArray("pending").add("2026-11-23T00:30:59Z");
         records.put(ls.id(), stored.toString());
