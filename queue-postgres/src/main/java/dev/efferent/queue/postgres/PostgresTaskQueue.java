@@ -18,14 +18,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static dev.efferent.queue.postgres.TaskRows.at;
 
@@ -124,7 +128,7 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Enqueued> addAll(List<NewTask> specs) {
-        return add(specs, java.util.Collections.nCopies(specs.size(), Optional.empty()), Duration.ZERO);
+        return add(specs, Collections.nCopies(specs.size(), Optional.empty()), Duration.ZERO);
     }
 
     @Override
@@ -167,7 +171,7 @@ final class PostgresTaskQueue implements TaskQueue {
 
     /** Positions of {@code specs} in the order of their idempotency keys, those without one last. */
     private static List<Integer> byKey(List<NewTask> specs) {
-        return java.util.stream.IntStream.range(0, specs.size()).boxed()
+        return IntStream.range(0, specs.size()).boxed()
                 .sorted(Comparator.comparing((Integer i) -> specs.get(i).idempotencyKey().orElse(null),
                         Comparator.nullsLast(Comparator.naturalOrder())))
                 .toList();
@@ -198,7 +202,7 @@ final class PostgresTaskQueue implements TaskQueue {
             Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)), leaseEnd, now);
             built[i] = task;
             values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            params.addAll(java.util.Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
+            params.addAll(Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
                     task.status().name(), task.attempt(), task.maxAttempts(), at(task.runAt()), task.timeout().toMillis(),
                     task.targetWorker().orElse(null), task.session().orElse(null), task.origin().orElse(null),
                     task.idempotencyKey().orElse(null), task.leaseOwner().orElse(null),
@@ -210,7 +214,7 @@ final class PostgresTaskQueue implements TaskQueue {
                 throw new QueueException("PostgreSQL added " + rows + " of " + specs.size() + " tasks; none was "
                         + "expected to conflict");
             }
-            return java.util.Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
+            return Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
         }
         Map<String, Task> inserted = sql.list("INSERT INTO " + t + INSERTED + values
                         + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
@@ -419,12 +423,12 @@ final class PostgresTaskQueue implements TaskQueue {
     /** {@code work} on at most {@value #MAX_ROWS} entries at a time (PostgreSQL takes 65535 parameters a statement). */
     private static List<Task> inChunks(Map<String, String> all, Function<Map<String, String>, List<Task>> work) {
         List<Task> done = new ArrayList<>();
-        Map<String, String> chunk = new java.util.LinkedHashMap<>();
+        Map<String, String> chunk = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : all.entrySet()) {
             chunk.put(e.getKey(), e.getValue());
             if (chunk.size() == MAX_ROWS) {
                 done.addAll(work.apply(chunk));
-                chunk = new java.util.LinkedHashMap<>();
+                chunk = new LinkedHashMap<>();
             }
         }
         if (!chunk.isEmpty()) {
