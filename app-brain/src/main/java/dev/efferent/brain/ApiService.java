@@ -26,6 +26,7 @@ import dev.efferent.scheduler.Scheduler;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
+import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
@@ -44,6 +45,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -54,7 +56,7 @@ import java.util.stream.Collectors;
 final class ApiService implements HttpService {
     /** The channel name of conversations held over REST. */
     static final String API_CHANNEL = "api";
-    private static final java.util.regex.Pattern CONVERSATION_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    private static final Pattern CONVERSATION_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final int MAX_MESSAGE_CHARS = 100_000;
     private static final Set<String> TASK_FIELDS = Set.of("tool", "params", "worker", "priority", "timeoutMs",
             "idempotencyKey");
@@ -111,7 +113,7 @@ final class ApiService implements HttpService {
     }
 
     /** A store that cannot be reached (PostgreSQL down) answers 503 at once with the reason. */
-    private io.helidon.webserver.http.Handler guarded(io.helidon.webserver.http.Handler handler) {
+    private Handler guarded(Handler handler) {
         return (req, res) -> {
             try {
                 handler.handle(req, res);
@@ -122,7 +124,7 @@ final class ApiService implements HttpService {
         };
     }
 
-    private io.helidon.webserver.http.Handler answered(Function<ServerRequest, Answer> resource) {
+    private Handler answered(Function<ServerRequest, Answer> resource) {
         return (req, res) -> {
             Answer a = resource.apply(req);
             send(res, a.status(), a.body());
@@ -273,7 +275,7 @@ final class ApiService implements HttpService {
         send(res, Status.OK_200, view);
     }
 
-    private static void entries(com.fasterxml.jackson.databind.node.ArrayNode into, List<ConversationEntry> entries) {
+    private static void entries(ArrayNode into, List<ConversationEntry> entries) {
         for (ConversationEntry e : entries) {
             ObjectNode m = into.addObject().put("from", e.fromPerson() ? "person" : "assistant").put("kind", e.kind())
                     .put("text", e.text()).put("ok", e.ok()).put("at", e.at().toString());
@@ -340,7 +342,7 @@ final class ApiService implements HttpService {
         Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
         int limit;
         try {
-            for (String value : req.query().all("status", java.util.List::of)) {
+            for (String value : req.query().all("status", List::of)) {
                 for (String s : value.split(",")) {
                     if (!s.isBlank()) {
                         statuses.add(status(s.strip()));

@@ -1,5 +1,6 @@
 package dev.efferent.brain;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,6 +15,7 @@ import dev.efferent.router.WorkerInfo;
 
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Function;
 
 /** The JSON the REST API answers with. */
@@ -26,7 +28,7 @@ public final class Views {
 
     /** A task; {@code workerName} turns worker ids into the names users know. */
     /** {@link #task(Task, Function)}, with the last progress of a running task. */
-    public ObjectNode task(Task t, Function<String, String> workerName, java.util.Optional<Progress> progress) {
+    public ObjectNode task(Task t, Function<String, String> workerName, Optional<Progress> progress) {
         ObjectNode v = task(t, workerName);
         // Only while it runs: a task that has just ended, or gone back to the queue, shows no stale progress.
         progress.filter(p -> t.status() == TaskStatus.RUNNING).ifPresent(p -> v.putObject("progress").put("percent", p.percent()).put("message", p.message())
@@ -108,7 +110,7 @@ public final class Views {
     private JsonNode parse(String text) {
         try {
             return json.readTree(text);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             // Params and results are stored as JSON; anything else is shown as the text it is.
             return json.getNodeFactory().textNode(text);
         }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.URI;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -83,7 +85,7 @@ class StuckToolsTest extends BrainFixture {
                     }
                 }""".formatted(LET_GO));
         String spi = Path.of(ToolkitProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                + java.io.File.pathSeparator
+                + File.pathSeparator
                 + Path.of(Settings.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path bin = Path.of(System.getProperty("java.home"), "bin");
         Path classes = plugins.resolve("classes");
@@ -204,7 +206,7 @@ class StuckToolsTest extends BrainFixture {
         }
         assertEquals(10, threads("spin").size(), "the spinning tools are deaf to their timeout");
         // What became of the real cases depends on tools-fs: stuck and timed out, or refused or bounded at once.
-        Map<String, Long> fs = new java.util.TreeMap<>();
+        Map<String, Long> fs = new TreeMap<>();
         for (String id : fsCalls) {
             JsonNode t = task(id);
             String error = t.path("error").asText().replaceAll("pipe-\\d", "pipe-N");

@@ -13,6 +13,7 @@ import dev.efferent.queue.Task;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
+import dev.efferent.router.Waiting;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -34,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * {@code /mcp}: the MCP Streamable HTTP transport, stateful only as far as cancellation needs. A request is a POST
@@ -283,7 +285,7 @@ final class McpEndpoint implements HttpService {
      * the tool is online), that it waits for one. Empty when the client cancelled the call, which then gets no
      * answer.
      */
-    private Optional<ObjectNode> await(McpSessions.Call running, java.util.function.Consumer<Progress> progress,
+    private Optional<ObjectNode> await(McpSessions.Call running, Consumer<Progress> progress,
                                        Runnable quiet) {
         String taskId = running.taskId;
         CompletableFuture<Task> finished = router.completion(taskId);
@@ -297,9 +299,9 @@ final class McpEndpoint implements HttpService {
                 if (running.cancelled) {
                     return Optional.empty();
                 }
-                Optional<dev.efferent.router.Waiting> why = router.waiting(taskId);
-                if (why.isPresent() && (why.get() instanceof dev.efferent.router.Waiting.WorkerOffline
-                        || why.get() instanceof dev.efferent.router.Waiting.NoWorkerOnline)) {
+                Optional<Waiting> why = router.waiting(taskId);
+                if (why.isPresent() && (why.get() instanceof Waiting.WorkerOffline
+                        || why.get() instanceof Waiting.NoWorkerOnline)) {
                     // It may wait for days: the client hears so now, with the task.
                     return Optional.of(queued(Wording.of(why.get()) + " Task " + taskId + " runs when it can; "
                             + "GET /api/v1/tasks/" + taskId + " has its result then.", taskId));
