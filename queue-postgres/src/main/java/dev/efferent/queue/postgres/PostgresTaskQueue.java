@@ -45,6 +45,8 @@ final class PostgresTaskQueue implements TaskQueue {
     private static final String SEP = "\u001f";
     private static final String LEASED = "('CLAIMED', 'RUNNING')";
     private static final String FINISHED = "('COMPLETED', 'FAILED', 'CANCELLED')";
+    /** How a refusal names the worker that asked, for a change no worker asks for (approve, cancel). */
+    private static final String NO_WORKER = "?";
     /** Joined into a statement in autocommit: its transaction commits without waiting for the disk. */
     private static final String NO_FLUSH = "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush";
     /** Rows per multi-row INSERT, well under PostgreSQL's 65535 parameters per statement. */
@@ -197,9 +199,11 @@ final class PostgresTaskQueue implements TaskQueue {
         for (int i : order) {
             NewTask spec = specs.get(i);
             Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, clockNow));
+            Instant runAt = TaskRows.micros(spec.runAt().orElse(now));
             // The lease's end only for a task claimed here: the lease is checked only when one is (checkClaimFor).
-            Optional<Instant> leaseEnd = owner.map(o -> TaskRows.micros(now.plus(lease)));
-            Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)), leaseEnd, now);
+            Task task = owner.isPresent()
+                    ? claimed(ids.get(i), spec, owner.get(), runAt, TaskRows.micros(now.plus(lease)), now)
+                    : added(ids.get(i), spec, runAt, now);
             built[i] = task;
             values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
             params.addAll(Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
@@ -240,13 +244,19 @@ final class PostgresTaskQueue implements TaskQueue {
      * lone {@code Sync}, a round trip of its own, before each execution (its guard against filling the socket's
      * buffers), and the rows would only repeat what was sent.
      */
-    private static Task added(String id, NewTask spec, Optional<String> owner, Instant runAt,
-                              Optional<Instant> leaseEnd, Instant now) {
-        return new Task(id, spec.tool(), spec.params(), spec.priority(),
-                owner.isPresent() ? TaskStatus.CLAIMED : TaskStatus.valueOf(status(spec)), owner.isPresent() ? 1 : 0,
+    private static Task added(String id, NewTask spec, Instant runAt, Instant now) {
+        return new Task(id, spec.tool(), spec.params(), spec.priority(), TaskStatus.valueOf(status(spec)), 0,
                 spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
-                spec.session(), spec.origin(), spec.idempotencyKey(), owner, leaseEnd, Optional.empty(),
-                Optional.empty(), now, now, Optional.empty(), Optional.empty());
+                spec.session(), spec.origin(), spec.idempotencyKey(), Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), now, now, Optional.empty(), Optional.empty());
+    }
+
+    /** {@link #added}, for a task inserted claimed by {@code owner}, its lease ending at {@code leaseEnd}. */
+    private static Task claimed(String id, NewTask spec, String owner, Instant runAt, Instant leaseEnd, Instant now) {
+        return new Task(id, spec.tool(), spec.params(), spec.priority(), TaskStatus.CLAIMED, 1,
+                spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
+                spec.session(), spec.origin(), spec.idempotencyKey(), Optional.of(owner), Optional.of(leaseEnd),
+                Optional.empty(), Optional.empty(), now, now, Optional.empty(), Optional.empty());
     }
 
     @Override
@@ -307,7 +317,7 @@ final class PostgresTaskQueue implements TaskQueue {
                         + "AND lease_owner = ? RETURNING " + t + ".*", TaskRows::task, at(now.plus(lease)), at(now), taskId,
                 workerId));
         if (row.isEmpty()) {
-            throw db.run("start a task", sql -> refusal(sql, taskId, "start", Optional.of(workerId),
+            throw db.run("start a task", sql -> refusal(sql, taskId, "start", workerId,
                     Set.of(TaskStatus.CLAIMED)));
         }
         return row.get();
@@ -351,7 +361,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task approve(String taskId) {
         Instant now = clock.instant();
-        return change(taskId, "approve", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
+        return change(taskId, "approve", Set.of(TaskStatus.AWAITING_APPROVAL), NO_WORKER,
                 sql -> sql.one("UPDATE " + t + " SET status = 'QUEUED', updated_at = ? WHERE id = ? "
                         + "AND status = 'AWAITING_APPROVAL' RETURNING *", TaskRows::task, at(now), taskId), "work");
     }
@@ -359,7 +369,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task deny(String taskId, String reason) {
         Instant now = clock.instant();
-        return change(taskId, "deny", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
+        return change(taskId, "deny", Set.of(TaskStatus.AWAITING_APPROVAL), NO_WORKER,
                 sql -> sql.one("UPDATE " + t + " SET status = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? "
                         + "WHERE id = ? AND status = 'AWAITING_APPROVAL' RETURNING *", TaskRows::task, reason, at(now),
                         at(now), taskId),
@@ -378,7 +388,7 @@ final class PostgresTaskQueue implements TaskQueue {
     public Task renewLease(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
         return change(taskId, "renew the lease of", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING),
-                Optional.of(workerId), sql -> sql.one("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
+                workerId, sql -> sql.one("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
                                 + "WHERE id = ? AND status IN " + LEASED + " AND lease_owner = ? RETURNING *",
                         TaskRows::task, at(now.plus(lease)), at(now), taskId, workerId), null);
     }
@@ -394,7 +404,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task release(String taskId, String workerId) {
         Instant now = clock.instant();
-        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.of(workerId), sql -> sql.one(
+        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), workerId, sql -> sql.one(
                 "UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, lease_owner = NULL, "
                         + "lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status IN ('CLAIMED', 'RUNNING') "
                         + "AND lease_owner = ? RETURNING *", TaskRows::task, at(now), taskId, workerId), "work");
@@ -408,7 +418,7 @@ final class PostgresTaskQueue implements TaskQueue {
                         + "WHERE id = ? AND status IN " + LEASED + " RETURNING *", TaskRows::task, result, at(now), at(now),
                 taskId));
         if (row.isEmpty()) {
-            throw db.run("complete a task", sql -> refusal(sql, taskId, "complete", Optional.empty(),
+            throw db.run("complete a task", sql -> refusal(sql, taskId, "complete", NO_WORKER,
                     Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING)));
         }
         notifier.finished(List.of(taskId));
@@ -482,7 +492,7 @@ final class PostgresTaskQueue implements TaskQueue {
                             + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('AWAITING_APPROVAL', 'QUEUED', "
                             + "'CLAIMED', 'RUNNING') RETURNING *", TaskRows::task, reason, at(now), at(now), taskId);
             if (row.isEmpty()) {
-                throw refusal(sql, taskId, "cancel", Optional.empty(), EnumSet.of(TaskStatus.AWAITING_APPROVAL,
+                throw refusal(sql, taskId, "cancel", NO_WORKER, EnumSet.of(TaskStatus.AWAITING_APPROVAL,
                         TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING));
             }
             notify(sql, "cancel:" + taskId);
@@ -611,8 +621,11 @@ final class PostgresTaskQueue implements TaskQueue {
         return task;
     }
 
-    /** Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner). */
-    private Task change(String taskId, String action, Set<TaskStatus> allowed, Optional<String> owner,
+    /**
+     * Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner).
+     * {@code owner} is the worker that asked, {@link #NO_WORKER} when none did.
+     */
+    private Task change(String taskId, String action, Set<TaskStatus> allowed, String owner,
                         PgDatabase.Work<Optional<Task>> update, String notice) {
         return db.inTransaction(action + " a task", sql -> {
             Optional<Task> row = update.on(sql);
@@ -626,7 +639,7 @@ final class PostgresTaskQueue implements TaskQueue {
         });
     }
 
-    private QueueException refusal(Sql sql, String taskId, String action, Optional<String> owner,
+    private QueueException refusal(Sql sql, String taskId, String action, String owner,
                                    Set<TaskStatus> allowed) throws SQLException {
         Optional<Task> task = sql.one("SELECT * FROM " + t + " WHERE id = ?", TaskRows::task, taskId);
         if (task.isEmpty()) {
@@ -637,7 +650,7 @@ final class PostgresTaskQueue implements TaskQueue {
             return new IllegalTransitionException(taskId, current.status(), action);
         }
         return new QueueException("cannot " + action + " task " + taskId + ": it is held by worker "
-                + current.leaseOwner().orElse("(none)") + ", not " + owner.orElse("?"));
+                + current.leaseOwner().orElse("(none)") + ", not " + owner);
     }
 
     private void notify(Sql sql, String payload) throws SQLException {
