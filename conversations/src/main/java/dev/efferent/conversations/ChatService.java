@@ -313,7 +313,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             origin.flatMap(Origin::reportsTo).ifPresent(c -> lanes.post(c.key(),
                     () -> send(c, Checkpoints.compact(task, workerName(task)))));
         } else {
-            deliver(origin, checkpoints.finished(task));
+            deliver(task, checkpoints.finished(task));
         }
     }
 
@@ -344,13 +344,10 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         }
     }
 
-    private void deliver(Task task, List<OutgoingMessage> messages) {
-        deliver(Origins.of(task), messages);
-    }
-
     /** To the conversation that hears what comes of the call, if there is one (the API's and MCP's calls have none). */
-    private void deliver(Optional<Origin> origin, List<OutgoingMessage> messages) {
-        origin.flatMap(Origin::reportsTo).ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
+    private void deliver(Task task, List<OutgoingMessage> messages) {
+        Origins.of(task).flatMap(Origin::reportsTo)
+                .ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
     }
 
     private String workerName(Task task) {
