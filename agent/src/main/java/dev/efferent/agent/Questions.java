@@ -16,7 +16,6 @@ import dev.efferent.router.WorkerInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * The conversation about a call held for a yes: the question (what will run, where, why it asks), the answers a
@@ -92,9 +91,9 @@ final class Questions {
                 if (!rest.isEmpty() && !rest.equals("once") && !rest.equals("always")) {
                     return "Usage: /approve <id> [once|always]: '" + rest + "' is neither once nor always.";
                 }
-                return approvals.approve(args[1], by, rest.equals("always"), Optional.of(participant));
+                return approvals.approve(args[1], by, rest.equals("always"), participant);
             }
-            return approvals.deny(args[1], by, rest, Optional.of(participant));
+            return approvals.deny(args[1], by, rest, participant);
         } catch (RouterException e) {
             return e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".";
         }
@@ -102,10 +101,10 @@ final class Questions {
 
     /** The calls of conversation {@code key} waiting for an answer, for {@code /approvals}. */
     String pending(String key) {
-        List<Task> waiting = new ArrayList<>(approvals.pending(Optional.of(key)));
+        List<Task> waiting = new ArrayList<>(approvals.pending(key));
         for (SubAgents.Child c : children.of(key)) {
             if (c.state() == SubAgents.State.RUNNING) {
-                waiting.addAll(approvals.pending(Optional.of(c.conversation().key())));
+                waiting.addAll(approvals.pending(c.conversation().key()));
             }
         }
         if (waiting.isEmpty()) {

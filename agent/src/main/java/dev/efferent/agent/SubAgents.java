@@ -151,7 +151,7 @@ final class SubAgents {
                 || w.id().equals(worker.get()))) {
             return refused("Not started: there is no machine named '" + worker.get() + "'.");
         }
-        return create(parent, task, given, worker);
+        return create(parent, task, given, worker.orElse(""));
     }
 
     private static Either refused(String why) {
@@ -161,8 +161,9 @@ final class SubAgents {
     /**
      * Starts keeping a child of {@code parent}, or says why not: the limits of children per conversation and
      * overall. Checked and kept under one lock, so that two spawns at once cannot both take the last place.
+     * {@code worker} is the machine its calls run on unless they name one; blank for none.
      */
-    synchronized Either create(String parent, String task, List<String> tools, Optional<String> worker) {
+    synchronized Either create(String parent, String task, List<String> tools, String worker) {
         List<Child> running = all().stream().filter(c -> c.state() == State.RUNNING).toList();
         long here = running.stream().filter(c -> c.parent().equals(parent)).count();
         if (here >= settings.maxChildren()) {
@@ -179,8 +180,8 @@ final class SubAgents {
         do {
             id = "a-" + Ids.next().substring(0, 6);
         } while (records.get(id).isPresent());
-        Child child = new Child(id, parent, task, List.copyOf(tools), worker, State.RUNNING, "", clock.instant(),
-                Optional.empty(), brain);
+        Child child = new Child(id, parent, task, List.copyOf(tools), Optional.of(worker).filter(w -> !w.isBlank()),
+                State.RUNNING, "", clock.instant(), Optional.empty(), brain);
         records.put(id, write(child));
         said.put(id, new Answer());
         return new Either(Optional.of(child), "");

@@ -81,7 +81,7 @@ class AgentTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = new HashMap<>(Map.of("base-url", baseUrl, "name", "scripted",
                 "retry-backoff", "50ms"));
@@ -89,7 +89,7 @@ class AgentTest {
         Store records = Stores.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC());
-        agent = new Agent(router, Optional.of(provider.open(key -> Optional.ofNullable(m.get(key)))),
+        agent = new Agent(router, provider.open(key -> Optional.ofNullable(m.get(key))),
                 AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
@@ -366,10 +366,10 @@ class AgentTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
-        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Stores.inMemory(),
+        agent = new Agent(router, AgentSettings.defaults(), approvals, Stores.inMemory(),
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         router.addListener(chat);

@@ -166,7 +166,7 @@ final class ApiService implements HttpService {
         if (wait.isPresent() && !task.status().isFinished() && !submission.offline()) {
             task = await(task, wait.get());
         }
-        ObjectNode view = views.task(task, names(), router.progress(task));
+        ObjectNode view = view(task, names());
         view.put("message", Wording.of(submission));
         view.put("offline", submission.offline());
         send(res, task.status().isFinished() && wait.isPresent() ? Status.OK_200 : Status.ACCEPTED_202, view);
@@ -318,13 +318,13 @@ final class ApiService implements HttpService {
         }
         String said;
         try {
-            said = allow ? approvals.approve(id, PRINCIPAL, always, Optional.empty())
-                    : approvals.deny(id, PRINCIPAL, reason, Optional.empty());
+            said = allow ? approvals.approve(id, PRINCIPAL, always)
+                    : approvals.deny(id, PRINCIPAL, reason);
         } catch (RouterException e) {
             routerError(res, e);
             return;
         }
-        ObjectNode view = views.task(router.task(id).orElseThrow(), names(), Optional.empty());
+        ObjectNode view = views.task(router.task(id).orElseThrow(), names());
         view.put("message", said);
         send(res, Status.OK_200, view);
     }
@@ -356,7 +356,7 @@ final class ApiService implements HttpService {
         }
         Function<String, String> names = names();
         ArrayNode tasks = json.createArrayNode();
-        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names, router.progress(t))));
+        router.tasks(statuses, limit).forEach(t -> tasks.add(view(t, names)));
         ObjectNode out = json.createObjectNode();
         out.set("tasks", tasks);
         send(res, Status.OK_200, out);
@@ -369,7 +369,7 @@ final class ApiService implements HttpService {
             send(res, Status.NOT_FOUND_404, views.error(404, "no task with id '" + id + "'"));
             return;
         }
-        ObjectNode view = views.task(task.get(), names(), router.progress(task.get()));
+        ObjectNode view = view(task.get(), names());
         router.waiting(id).ifPresent(why -> view.put("waiting", Wording.of(why)));
         List<JsonNode> approval = approvals.audit(id);
         if (!approval.isEmpty()) {
@@ -521,6 +521,11 @@ final class ApiService implements HttpService {
         Map<String, String> names = router.workers().stream()
                 .collect(Collectors.toMap(WorkerInfo::id, WorkerInfo::name, (a, b) -> a));
         return id -> names.getOrDefault(id, id);
+    }
+
+    /** {@code task}'s view, with its last progress if it runs. */
+    private ObjectNode view(Task task, Function<String, String> names) {
+        return router.progress(task).map(p -> views.task(task, names, p)).orElseGet(() -> views.task(task, names));
     }
 
     private void routerError(ServerResponse res, RouterException e) {

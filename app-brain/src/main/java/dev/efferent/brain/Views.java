@@ -15,7 +15,6 @@ import dev.efferent.router.WorkerInfo;
 
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Function;
 
 /** The JSON the REST API answers with. */
@@ -28,11 +27,13 @@ public final class Views {
 
     /** A task; {@code workerName} turns worker ids into the names users know. */
     /** {@link #task(Task, Function)}, with the last progress of a running task. */
-    public ObjectNode task(Task t, Function<String, String> workerName, Optional<Progress> progress) {
+    public ObjectNode task(Task t, Function<String, String> workerName, Progress progress) {
         ObjectNode v = task(t, workerName);
         // Only while it runs: a task that has just ended, or gone back to the queue, shows no stale progress.
-        progress.filter(p -> t.status() == TaskStatus.RUNNING).ifPresent(p -> v.putObject("progress").put("percent", p.percent()).put("message", p.message())
-                .put("at", p.at().toString()));
+        if (t.status() == TaskStatus.RUNNING) {
+            v.putObject("progress").put("percent", progress.percent()).put("message", progress.message())
+                    .put("at", progress.at().toString());
+        }
         return v;
     }
 

@@ -63,7 +63,7 @@ final class AgentBench {
             Store records = Stores.inMemory();
             Approvals approvals = new Approvals(brain.router,
                     ApprovalSettings.defaults(), records, Clock.systemUTC());
-            Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), approvals, records,
+            Agent agent = new Agent(brain.router, timed, AgentSettings.defaults(), approvals, records,
                     Clock.systemUTC());
             ChatService chat = new ChatService(new Gateway(brain.router, approvals), agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
             brain.router.addListener(chat);

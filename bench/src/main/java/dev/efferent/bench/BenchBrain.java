@@ -40,7 +40,7 @@ final class BenchBrain implements AutoCloseable {
         store = Stores.providers().build().select(provider).open(key -> Optional.ofNullable(queueSettings.get(key)),
                 Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(15)),
-                queue, store, Optional.empty(), new ProtocolCodec(), Clock.systemUTC());
+                queue, store, new ProtocolCodec(), Clock.systemUTC());
         WsRouting.Builder sockets = WsRouting.builder().endpoint("/echo", Echo::new);
         WorkerSocketFeature.standalone(router, SECRET, new ProtocolCodec()).sockets(sockets);
         server = WebServer.builder().host("127.0.0.1").port(0)

@@ -64,7 +64,7 @@ class ChatServiceTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         Assistant slow = (message, replies) -> {
             try {
@@ -112,7 +112,7 @@ class ChatServiceTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         CountDownLatch answered = new CountDownLatch(1);
         Assistant asking = (message, replies) -> {

@@ -48,7 +48,7 @@ class CommandHandlerTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
         handler = new CommandHandler(new Gateway(router, approvals), Assistant.COMMANDS_ONLY,

@@ -59,8 +59,7 @@ class PairingTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of(), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(true), queue, Stores.inMemory(),
-                Optional.empty(), new ProtocolCodec(),
-                Clock.systemUTC());
+                new ProtocolCodec(), Clock.systemUTC());
         pairing = Pairing.inFile(router, dir.resolve("paired-workers.json"), () -> URL, clock);
         commands = new PairingCommands(pairing, router);
     }
@@ -178,7 +177,7 @@ class PairingTest {
             PairedWorker w = here.connecting(t.token()).orElseThrow();
             String id = w.workerId();
             FakeLink link = new FakeLink();
-            WorkerConnection connection = router.connect(link, Optional.of(new PairedIdentity(id, w.name())));
+            WorkerConnection connection = router.connect(link, new PairedIdentity(id, w.name()));
             connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, "laptop", "host", "linux-amd64",
                     List.of(), 1));
             awaitOnline("laptop", true);
@@ -200,11 +199,11 @@ class PairingTest {
         PairedWorker w = pairing.connecting(t.token()).orElseThrow();
         PairedIdentity paired = new PairedIdentity(w.workerId(), w.name());
         FakeLink link = new FakeLink();
-        router.connect(link, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION,
+        router.connect(link, paired).receive(new WorkerRegister(Message.PROTOCOL_VERSION,
                 "id-of-another", "laptop", "host", "linux", List.of(), 1));
         assertEquals("1008 token paired to another worker id", link.closed.join());
         FakeLink renamed = new FakeLink();
-        router.connect(renamed, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1",
+        router.connect(renamed, paired).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1",
                 "desktop", "host", "linux", List.of(), 1));
         assertEquals("1008 token paired under another name", renamed.closed.join());
         // The shared secret cannot stand in for the paired machine, by its name or by its id.
@@ -224,7 +223,7 @@ class PairingTest {
         WorkerToken t = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
         PairedWorker w = pairing.connecting(t.token()).orElseThrow();
         FakeLink link = new FakeLink();
-        router.connect(link, Optional.of(new PairedIdentity(w.workerId(), w.name()))).receive(new WorkerRegister(
+        router.connect(link, new PairedIdentity(w.workerId(), w.name())).receive(new WorkerRegister(
                 Message.PROTOCOL_VERSION, "id-1", "laptop", "host", "linux", List.of(), 1));
         awaitOnline("laptop", true);
         // The fake link never reports itself closed: the router must not wait for that.

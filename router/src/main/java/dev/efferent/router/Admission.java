@@ -88,7 +88,7 @@ final class Admission {
                 .forEach(k -> {
                     NewTask spec = specs.get(k);
                     Optional<WorkerSession> claimer = spec.held() || spec.runAt().isPresent() ? Optional.empty()
-                            : dispatch.claimerOnAdd(spec.tool(), spec.targetWorker(), spec.session(), planned);
+                            : dispatch.claimerOnAdd(spec, planned);
                     claimer.ifPresent(s -> planned.merge(s, 1, Integer::sum));
                     claimers.set(k, claimer);
                 });
@@ -124,8 +124,10 @@ final class Admission {
                     continue;
                 }
                 int i = admitted.get(k);
+                Enqueued enqueued = added.get(k);
                 try {
-                    answers.get(i).complete(admitted(added.get(k), requests.get(i), claimedFor.get(k)));
+                    answers.get(i).complete(claimedFor.get(k).map(s -> admitted(enqueued.task(), s))
+                            .orElseGet(() -> admitted(enqueued)));
                 } catch (RuntimeException e) {
                     answers.get(i).completeExceptionally(e);
                 }
@@ -194,7 +196,7 @@ final class Admission {
     }
 
     /** What became of a call once queued: a duplicate, held for approval, or dispatched if a worker is free. */
-    private Submission admitted(Enqueued enqueued, TaskRequest request, Optional<WorkerSession> claimedFor) {
+    private Submission admitted(Enqueued enqueued) {
         Task task = enqueued.task();
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
@@ -204,18 +206,21 @@ final class Admission {
             state.listeners.forEach(l -> l.submitted(task, false));
             return new Submission(task, Submission.Outcome.HELD, Optional.empty());
         }
-        return dispatchNow(task, request.session(), claimedFor);
+        return dispatchNow(task);
     }
 
-    /**
-     * Hands a queued task to a worker that has a free slot, if one is online, or sends it to the worker it was
-     * claimed for as it was queued; says where it went.
-     */
-    private Submission dispatchNow(Task queued, Optional<String> session, Optional<WorkerSession> claimedFor) {
-        Task task = queued;
-        List<WorkerSession> candidates = dispatch.candidates(task, session);
-        claimedFor.ifPresent(s -> dispatch.dispatchClaimed(s, queued));
-        for (WorkerSession s : claimedFor.isPresent() ? List.<WorkerSession>of() : candidates) {
+    /** A call queued and claimed for {@code claimedFor} as it was: sent to that worker. */
+    private Submission admitted(Task task, WorkerSession claimedFor) {
+        state.unfinished.put(task.id(), Boolean.TRUE);
+        List<WorkerSession> candidates = dispatch.candidates(task);
+        dispatch.dispatchClaimed(claimedFor, task);
+        return submitted(task, candidates);
+    }
+
+    /** Hands a queued task to a worker that has a free slot, if one is online; says where it went. */
+    private Submission dispatchNow(Task task) {
+        List<WorkerSession> candidates = dispatch.candidates(task);
+        for (WorkerSession s : candidates) {
             if (state.inflight.containsKey(task.id())) {
                 // Claimed with one submitted before it (submitAll).
                 break;
@@ -225,6 +230,11 @@ final class Admission {
                 dispatch.pump(s);
             }
         }
+        return submitted(task, candidates);
+    }
+
+    /** Where a queued task went: running on a worker, or queued because its {@code candidates} are busy or none. */
+    private Submission submitted(Task task, List<WorkerSession> candidates) {
         Inflight dispatched = state.inflight.get(task.id());
         boolean offline = candidates.isEmpty();
         Submission submission = dispatched != null
@@ -252,7 +262,7 @@ final class Admission {
         }
         LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
         state.workMayBeQueued();
-        return dispatchNow(queued, queued.session(), Optional.empty());
+        return dispatchNow(queued);
     }
 
     /** A held task refused, or left unanswered: cancelled, unless it was approved meanwhile (CONFLICT then). */

@@ -51,12 +51,23 @@ final class Connection implements WorkerConnection {
     /** A ping is out and not yet answered. */
     volatile boolean probing;
 
-    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock,
-               Optional<PairedIdentity> paired) {
-        this.paired = paired;
+    /** A connection let in with the shared worker secret, or the brain's own in-process worker ({@code local}). */
+    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock) {
+        this.paired = Optional.empty();
         this.router = router;
         this.link = link;
         this.local = local;
+        this.codec = codec;
+        this.clock = clock;
+        this.lastHeard = clock.instant();
+    }
+
+    /** A paired machine's connection: its credential says who it is. */
+    Connection(Router router, WorkerLink link, ProtocolCodec codec, Clock clock, PairedIdentity paired) {
+        this.paired = Optional.of(paired);
+        this.router = router;
+        this.link = link;
+        this.local = false;
         this.codec = codec;
         this.clock = clock;
         this.lastHeard = clock.instant();

@@ -83,6 +83,20 @@ public final class Router implements AutoCloseable {
     }
 
     /**
+     * Starts a router without local tools: every tool call goes to a worker.
+     *
+     * @param settings how it behaves
+     * @param queue    the task queue
+     * @param store    where the workers seen are remembered (namespace {@code router.workers})
+     * @param codec    decodes worker frames
+     * @param clock    the clock for heartbeats, deadlines and waits
+     */
+    public static Router start(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec,
+                               Clock clock) {
+        return created(settings, queue, store, codec, clock).running();
+    }
+
+    /**
      * Starts a router.
      *
      * @param settings how it behaves
@@ -94,20 +108,30 @@ public final class Router implements AutoCloseable {
      * @param clock    the clock for heartbeats, deadlines and waits
      */
     public static Router start(RouterSettings settings, TaskQueue queue, Store store,
-                               Optional<LocalToolExecutor> local, ProtocolCodec codec, Clock clock) {
+                               LocalToolExecutor local, ProtocolCodec codec, Clock clock) {
+        Router router = created(settings, queue, store, codec, clock);
+        router.startLocalWorker(local);
+        return router.running();
+    }
+
+    private static Router created(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec,
+                                  Clock clock) {
         Router router = new Router(settings, queue, store, codec, clock);
         // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
         router.registration.rememberWorkers();
-        local.ifPresent(router::startLocalWorker);
-        queue.subscribe(router.dispatch.queueEvents(router.loop::post));
-        router.loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
-                router.maintenance::checkHeartbeats);
-        router.loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
-                router.maintenance::probeLinks);
-        router.loop.every(settings.pollInterval(), router.maintenance::maintain);
-        // What was remembered is readable at once, not after the first event.
-        router.call(() -> null);
         return router;
+    }
+
+    private Router running() {
+        queue.subscribe(dispatch.queueEvents(loop::post));
+        loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
+                maintenance::checkHeartbeats);
+        loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
+                maintenance::probeLinks);
+        loop.every(settings.pollInterval(), maintenance::maintain);
+        // What was remembered is readable at once, not after the first event.
+        call(() -> null);
+        return this;
     }
 
     /** The settings this router runs with. */
@@ -117,18 +141,20 @@ public final class Router implements AutoCloseable {
 
     /** A new worker connection, let in with the shared worker secret; feed it the worker's frames. */
     public WorkerConnection connect(WorkerLink link) {
-        return connect(link, Optional.empty());
+        return admitted(new Connection(this, link, false, codec, clock));
     }
 
     /**
-     * A new worker connection; feed it the worker's frames.
+     * A new worker connection, let in with a paired machine's token; feed it the worker's frames.
      *
      * @param link   the transport
-     * @param paired who the connection's credential says it is (a paired machine's token): it may register as
-     *               that worker id and name only; empty for the shared worker secret, which may register as any
+     * @param paired who the connection's credential says it is: it may register as that worker id and name only
      */
-    public WorkerConnection connect(WorkerLink link, Optional<PairedIdentity> paired) {
-        Connection connection = new Connection(this, link, false, codec, clock, paired);
+    public WorkerConnection connect(WorkerLink link, PairedIdentity paired) {
+        return admitted(new Connection(this, link, codec, clock, paired));
+    }
+
+    private WorkerConnection admitted(Connection connection) {
         connection.registrationTimer = loop.schedule(() -> registration.registrationDue(connection),
                 WorkerRegistration.REGISTER_TIMEOUT);
         return connection;
@@ -354,7 +380,7 @@ public final class Router implements AutoCloseable {
     private void startLocalWorker(LocalToolExecutor executor) {
         InProcessWorker link = new InProcessWorker();
         new LocalWorker(settings, state, loop::post).start(executor, link,
-                new Connection(this, link, true, codec, clock, Optional.empty()));
+                new Connection(this, link, true, codec, clock));
     }
 
     static ObjectNode parseParams(String json) {

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -105,7 +104,7 @@ class BatchedResultsTest extends RouterFixture {
     /** A router over the batching queue, {@code w} registered with it and running one task: its dispatch. */
     private TaskDispatch runningOn(FakeWorker w) {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         w.register(router, 2, FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("run_shell", params("{}")));
         TaskDispatch d = w.next(TaskDispatch.class);
@@ -116,7 +115,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void resultsAreStoredInBatchesAndAcknowledgedOnceStored() {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 64, FakeWorker.tool("run_shell", false));
         List<String> ids = new ArrayList<>();
@@ -199,7 +198,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void callsSubmittedTogetherAreQueuedInOneStatementAndEachAnsweredAlone() throws Exception {
         queue = batching(openQueue());
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 8, FakeWorker.tool("run_shell", false));
         ExecutorService callers = Executors.newFixedThreadPool(9);
@@ -241,7 +240,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void acceptancesThatArriveTogetherAreStartedInOneStatementAndProgressWaitsForTheStart() throws Exception {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 9, FakeWorker.tool("run_shell", false));
         List<TaskDispatch> dispatched = new ArrayList<>();
@@ -277,7 +276,7 @@ class BatchedResultsTest extends RouterFixture {
      */
     private TaskDispatch dispatchedTo(FakeWorker w) {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         w.register(router, 3, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("read_file", params("{}")));
         return w.next(TaskDispatch.class);
@@ -374,7 +373,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void slotsFreedByABatchOfResultsAreFilledWithOneClaimNotOnePerResult() throws Exception {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 8, FakeWorker.tool("run_shell", false));
         for (int i = 0; i < 16; i++) {
@@ -399,7 +398,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void aCallerWaitingForATaskJustQueuedIsRegisteredWithoutReadingTheQueue() throws Exception {
         queue = batching(openQueue());
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("run_shell", params("{}")));
@@ -441,7 +440,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void aTaskQueuedBehindOthersIsNotClaimedAheadOfThem() throws Exception {
         queue = batching(openQueue());
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         Submission first = router.submit(TaskRequest.of("run_shell", params("{}")));
@@ -489,7 +488,7 @@ class BatchedResultsTest extends RouterFixture {
     /** A router over {@code q} with one idle worker of two slots, its claims counted from zero. */
     private FakeWorker idleWorkerOver(TaskQueue q) {
         queue = q;
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 2, FakeWorker.tool("run_shell", false));
         router.workers(); // once the router's thread is past the registration and its claim

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FailureTest extends RouterFixture {
 
     private Router hands() {
-        return start(true, Optional.empty());
+        return start(true);
     }
 
     @Test
@@ -55,7 +55,7 @@ class FailureTest extends RouterFixture {
     @Test
     void aBrainBackAfterAnOutageLongerThanTheLeaseLetsTheLiveWorkerFinishItsTask() throws InterruptedException {
         String id = runningTaskWhoseLeaseRanOut();
-        start(shortLease(), Optional.empty());
+        start(shortLease());
         Thread.sleep(2000);
         assertEquals(TaskStatus.RUNNING, status(id), "the lease was expired before the worker could reconnect");
 
@@ -73,7 +73,7 @@ class FailureTest extends RouterFixture {
     @Test
     void aTaskWhoseWorkerNeverComesBackFailsOneLeaseAfterTheBrainStarted() throws InterruptedException {
         String id = runningTaskWhoseLeaseRanOut();
-        start(shortLease(), Optional.empty());
+        start(shortLease());
         Task failed = await(id);
         assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("lease of worker laptop expired", failed.error().orElseThrow());
@@ -234,7 +234,7 @@ class FailureTest extends RouterFixture {
     void aWaiterForATaskAnotherBrainEndedMeanwhileIsAnsweredByTheLateResult() throws Exception {
         // No poll during the test: the answer must come from the late result, not from a look at the queue.
         start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
-                .withPollInterval(Duration.ofMinutes(1)), Optional.empty());
+                .withPollInterval(Duration.ofMinutes(1)));
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 2, FakeWorker.tool("stat", true));
         String id = router.submit(TaskRequest.of("stat", params("{}"))).task().id();

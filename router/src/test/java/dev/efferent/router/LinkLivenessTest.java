@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -29,7 +28,7 @@ class LinkLivenessTest extends RouterFixture {
     /** Heartbeats far apart, so only the link check can notice anything within a test. */
     private Router startWithLinkTimeout(Duration timeout) {
         return start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
-                .withPollInterval(Duration.ofMillis(100)).withLinkTimeout(timeout), Optional.empty());
+                .withPollInterval(Duration.ofMillis(100)).withLinkTimeout(timeout));
     }
 
     @Test
@@ -104,7 +103,7 @@ class LinkLivenessTest extends RouterFixture {
     @Test
     void offlineWorkersAreForgottenAfterAWhileWithTheirTools() throws InterruptedException {
         start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
-                .withPollInterval(Duration.ofMillis(100)).withForgetAfter(Duration.ofMillis(300)), Optional.empty());
+                .withPollInterval(Duration.ofMillis(100)).withForgetAfter(Duration.ofMillis(300)));
         FakeWorker w = new FakeWorker("gone");
         w.registerSilently(router, 2, FakeWorker.tool("only_here", false));
         w.disconnect("socket closed");

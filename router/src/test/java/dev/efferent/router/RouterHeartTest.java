@@ -11,7 +11,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -75,7 +74,7 @@ class RouterHeartTest extends RouterFixture {
                         throw e.getCause();
                     }
                 });
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         CompletableFuture<Void> stuck = CompletableFuture.runAsync(() -> router.submit(
@@ -96,7 +95,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitForATaskQueuedForAnOfflineMachineEndsAtOnce() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         w.disconnect("gone");
@@ -108,7 +107,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitIsToldWhenTheOnlyMachineWithTheToolGoesAway() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker busy = new FakeWorker("laptop");
         busy.register(router, 1, FakeWorker.tool("run_shell", false));
         String first = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
@@ -125,7 +124,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitForATaskThatFinishesHearsItsResult() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();

@@ -63,7 +63,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void singleMachineModeRunsToolsInProcess() {
-        start(false, Optional.of(localTools()));
+        start(false, localTools());
         Submission s = router.submit(TaskRequest.of("echo", params("{\"text\":\"hi\"}")));
         assertFalse(s.offline());
         Task done = await(s.task().id());
@@ -109,7 +109,7 @@ class RoutingTest extends RouterFixture {
                 listeners.add(changed);
             }
         };
-        start(false, Optional.of(new LocalToolExecutor(ToolCatalog.of(List.of(kit)), AllowedRoots.of(List.of(root)))));
+        start(false, new LocalToolExecutor(ToolCatalog.of(List.of(kit)), AllowedRoots.of(List.of(root))));
         assertEquals(TaskStatus.COMPLETED, await(router.submit(TaskRequest.of("flaky", params("{}"))).task().id())
                 .status());
 
@@ -137,7 +137,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void singleMachineModeRefusesInvalidParamsUpFront() {
-        start(false, Optional.of(localTools()));
+        start(false, localTools());
         RouterException e = assertThrows(RouterException.class,
                 () -> router.submit(TaskRequest.of("echo", params("{\"text\":5}"))));
         assertEquals(RouterException.Kind.BAD_REQUEST, e.kind());
@@ -146,7 +146,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void cloudToolsStayInTheBrainWithHandsEnabled() {
-        start(true, Optional.of(localTools()));
+        start(true, localTools());
         Task weather = await(router.submit(TaskRequest.of("weather", params("{}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, weather.status());
         Submission echo = router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}")));
@@ -160,7 +160,7 @@ class RoutingTest extends RouterFixture {
     void aHybridToolRunsOnAWorkerThatHasItElseInTheBrain() throws InterruptedException {
         start(new RouterSettings(true, HEARTBEAT, 2, Duration.ofMinutes(1), 3, Duration.ofSeconds(30),
                 Duration.ofMillis(100), Map.of("echo", Placement.HYBRID), Duration.ofDays(7),
-                Duration.ofSeconds(3), Duration.ofDays(7)), Optional.of(localTools()));
+                Duration.ofSeconds(3), Duration.ofDays(7)), localTools());
         Task inBrain = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"here\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, inBrain.status(), "no worker has it: the brain runs it");
 
@@ -179,7 +179,7 @@ class RoutingTest extends RouterFixture {
         RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, Duration.ofMinutes(1), 3,
                 Duration.ofSeconds(30), Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
                 Duration.ofDays(7), Duration.ofSeconds(3), Duration.ofDays(7));
-        start(settings, Optional.of(localTools()));
+        start(settings, localTools());
         Task echo = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, echo.status());
         assertEquals("CLOUD", router.tools().stream().filter(t -> t.descriptor().name().equals("echo")).findFirst()
@@ -188,7 +188,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void dispatchToAWorkerAndBack() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         WorkerAck ack = w.register(router, 2, FakeWorker.tool("read_file", true));
         assertEquals(0, ack.queuedTasks());
@@ -222,7 +222,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void queuedWhileOfflineThenDrainedOnConnectWithinConcurrency() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker first = new FakeWorker("laptop");
         first.register(router, 1, FakeWorker.tool("run_shell", false));
         first.disconnect("test");
@@ -250,7 +250,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void eachTaskGoesToAWorkerThatHasTheTool() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker files = new FakeWorker("files");
         FakeWorker browser = new FakeWorker("browser");
         files.register(router, 4, FakeWorker.tool("read_file", true));
@@ -263,7 +263,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void namedTargetWinsThenActiveWorkerThenLeastLoaded() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker a = new FakeWorker("a");
         FakeWorker b = new FakeWorker("b");
         a.register(router, 4, FakeWorker.tool("stat", true));
@@ -286,7 +286,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void targetOfflineMeansQueuedForIt() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker a = new FakeWorker("a");
         FakeWorker b = new FakeWorker("b");
         a.register(router, 4, FakeWorker.tool("stat", true));
@@ -302,7 +302,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void unknownToolsAndWorkersAreBadRequests() {
-        start(true, Optional.empty());
+        start(true);
         new FakeWorker("a").register(router, 1, FakeWorker.tool("stat", true));
         RouterException tool = assertThrows(RouterException.class, () -> router.submit(TaskRequest.of("nope", params("{}"))));
         assertEquals("unknown tool 'nope'; known tools: [stat]", tool.getMessage());

@@ -19,7 +19,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -48,13 +47,12 @@ class WorkerIdentityTest extends RouterFixture {
     /** A second router over the same queue: another brain, which knows the tasks only from the queue. */
     private Router anotherBrain() {
         return Router.start(router.settings(), queue, Stores.inMemory(),
-                Optional.empty(), new ProtocolCodec(),
-                Clock.systemUTC());
+                new ProtocolCodec(), Clock.systemUTC());
     }
 
     /** A router with worker "laptop" online, heartbeating, whose link no longer answers pings. */
     private FakeWorker laptopWhosePingGoesUnanswered() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker old = new FakeWorker("laptop");
         old.register(router, 2, FakeWorker.tool("run_shell", false));
         old.liveness = FakeWorker.Liveness.SILENT;
@@ -63,7 +61,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aForgedResultFromAnotherWorkerIsRefusedAndTheRealResultIsStored() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         FakeWorker rogue = new FakeWorker("rogue");
@@ -85,7 +83,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void forgedProgressAndRejectionAreRefused() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         FakeWorker rogue = new FakeWorker("rogue");
@@ -103,7 +101,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aResultForATaskDispatchedBeforeARestartIsTakenOnlyFromTheWorkerHoldingIt() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         TaskDispatch d = runningOn(w1);
@@ -122,7 +120,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aSecondConnectionWithTheIdOfALiveWorkerIsRefused() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker first = new FakeWorker("laptop");
         first.register(router, 2, FakeWorker.tool("run_shell", false));
         FakeWorker impostor = new FakeWorker("laptop");
@@ -172,7 +170,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void progressOfATaskThisBrainDidNotDispatchIsDroppedQuietlyFromTheWorkerHoldingIt() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         TaskDispatch d = runningOn(w1);
@@ -190,7 +188,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void paramsAreCheckedAgainstTheSchemaOfTheWorkerThatWillRunTheCall() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker strict = new FakeWorker("strict");
         ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
@@ -204,7 +202,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void paramsCheckedOnAdmissionAgainstTheWorkersOwnCopyAreNotCheckedAgainAtDispatch() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker strict = new FakeWorker("strict");
         ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);

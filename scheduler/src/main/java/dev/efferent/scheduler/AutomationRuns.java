@@ -77,11 +77,14 @@ final class AutomationRuns implements AutoCloseable {
         }));
     }
 
-    /** Starts replaying {@code a} in {@code conversation}; what to tell whoever asked. */
-    String run(Conversation conversation, Automation a, Map<String, String> values, Optional<String> worker) {
+    /**
+     * Starts replaying {@code a} in {@code conversation}, on {@code worker} (blank for the conversation's active
+     * machine, or any); what to tell whoever asked.
+     */
+    String run(Conversation conversation, Automation a, Map<String, String> values, String worker) {
         // 60 random bits: a run id is part of its steps' idempotency keys, which must never meet an old run's.
-        Run run = new Run("r-" + Ids.next(), a, Map.copyOf(values), conversation.key(), worker, 0,
-                Optional.empty());
+        Run run = new Run("r-" + Ids.next(), a, Map.copyOf(values), conversation.key(),
+                Optional.of(worker).filter(w -> !w.isBlank()), 0, Optional.empty());
         String data = write(run);
         records.put(run.id(), data);
         LOG.log(Level.INFO, "Automation {0} runs ({1}) in {2}", a.name(), run.id(), conversation.key());

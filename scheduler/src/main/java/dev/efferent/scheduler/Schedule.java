@@ -41,9 +41,15 @@ public record Schedule(String id, String conversation, When when, Action action,
     }
 
     /** This schedule after {@code fired} more fires, next at {@code next}, with {@code pending} to submit. */
-    Schedule advanced(int fired, Optional<Instant> next, List<Instant> pending) {
-        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, next, created,
-                pending);
+    Schedule advanced(int fired, Instant next, List<Instant> pending) {
+        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, Optional.of(next),
+                created, pending);
+    }
+
+    /** This schedule after {@code fired} more fires and no next one, with {@code pending} to submit. */
+    Schedule ended(int fired, List<Instant> pending) {
+        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, Optional.empty(),
+                created, pending);
     }
 
     /** What a fire does. */

@@ -69,7 +69,7 @@ class SchedulerTest {
         var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
     }
@@ -183,7 +183,7 @@ class SchedulerTest {
                 + "00:32:59 fire; 00:33:59 is after until: " + host.posted);
         assertTrue(s.get(twice.id()).isEmpty(), "ended, it is gone");
         assertTrue(s.get(until.id()).isEmpty());
-        assertEquals(List.of(), s.list(Optional.empty()));
+        assertEquals(List.of(), s.list());
     }
 
     @Test
@@ -244,7 +244,7 @@ class SchedulerTest {
         s.create(CHAT.key(), json("{\"in\": \"5m\", \"prompt\": \"check the tests\"}"));
         clock.advance(Duration.ofMinutes(5));
         s.runDue();
-        assertEquals(1, host.received.size(), host.posted + " " + s.list(Optional.empty()));
+        assertEquals(1, host.received.size(), host.posted + " " + s.list());
         assertEquals("check the tests", host.received.getFirst().text());
         assertEquals(CHAT, host.received.getFirst().conversation());
         assertTrue(host.posted.getFirst().contains("check the tests"), "the person sees why the assistant speaks");
@@ -281,10 +281,10 @@ class SchedulerTest {
 
         String list = say(s, "/schedules");
         assertEquals(6, list.lines().count(), list);
-        String id = s.list(Optional.of(CHAT.key())).getFirst().id();
+        String id = s.list(CHAT.key()).getFirst().id();
         assertTrue(say(s, "/unschedule " + id).startsWith("Removed schedule " + id));
         assertTrue(say(s, "/unschedule " + id).startsWith("There is no schedule " + id));
-        assertEquals(4, s.list(Optional.of(CHAT.key())).size());
+        assertEquals(4, s.list(CHAT.key()).size());
         assertTrue(new ScheduleCommands(s).command(new IncomingMessage(CHAT, "me", "/tasks")).isEmpty(),
                 "not the scheduler's command");
     }
@@ -303,7 +303,7 @@ class SchedulerTest {
                 + "\"x\"}")).startsWith("Not scheduled: say when with exactly one of in"));
         assertTrue(chat.call(CHAT, new ToolCall("5", "schedule", "not json")).startsWith("The arguments are not valid "
                 + "JSON"));
-        String id = s.list(Optional.of(CHAT.key())).getFirst().id();
+        String id = s.list(CHAT.key()).getFirst().id();
         Conversation other = new Conversation("telegram", "9");
         assertTrue(chat.call(other, new ToolCall("6", "unschedule", "{\"id\": \"" + id + "\"}"))
                 .startsWith("There is no schedule " + id + " in this conversation"), "another conversation's model "

@@ -208,7 +208,7 @@ final class McpEndpoint implements HttpService {
         McpSessions.Call running = new McpSessions.Call(task.id());
         session.calls.put(key, running);
         try {
-            Optional<JsonNode> token = Optional.ofNullable(params.path("_meta").get("progressToken"));
+            JsonNode token = params.path("_meta").path("progressToken");
             if (accepts(req, "text/event-stream")) {
                 stream(res, id, running, token);
             } else {
@@ -231,8 +231,11 @@ final class McpEndpoint implements HttpService {
         return queued;
     }
 
-    /** Answers as an event stream: progress while the task runs, then its result (none if the client cancelled). */
-    private void stream(ServerResponse res, JsonNode id, McpSessions.Call running, Optional<JsonNode> token) {
+    /**
+     * Answers as an event stream: progress while the task runs, if the client gave a progress {@code token} (a
+     * missing node if not), then its result (none if the client cancelled).
+     */
+    private void stream(ServerResponse res, JsonNode id, McpSessions.Call running, JsonNode token) {
         res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream"));
         res.header(HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache"));
         try (OutputStream out = res.outputStream()) {
@@ -240,11 +243,11 @@ final class McpEndpoint implements HttpService {
             Optional<ObjectNode> done;
             try {
                 done = await(running, progress -> {
-                if (token.isPresent()) {
+                if (!token.isMissingNode()) {
                     // Progress must grow with each notification: it counts them; the message says what happened.
                     ObjectNode p = json.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/progress");
                     ObjectNode params = p.putObject("params");
-                    params.set("progressToken", token.get());
+                    params.set("progressToken", token);
                     params.put("progress", ++sent[0]).put("message", progress.message().isEmpty()
                             ? progress.percent() + "%" : progress.message());
                     event(out, p.toString());
