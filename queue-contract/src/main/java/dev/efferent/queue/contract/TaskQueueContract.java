@@ -111,7 +111,7 @@ public abstract class TaskQueueContract {
         String origin = "{\"kind\":\"assistant\",\"turn\":\"t1\",\"note\":\"é ' ; --\"}";
         Task enqueued = queue.enqueue(NewTask.builder("read_file", "{}").session("console:1").origin(origin).build());
         Task added = queue.addAll(List.of(NewTask.builder("read_file", "{}").origin(origin).idempotencyKey("k1").build()),
-                List.of(Optional.empty()), LEASE).getFirst().task();
+                List.of(""), LEASE).getFirst().task();
 
         assertEquals(Optional.of(origin), queue.get(enqueued.id()).orElseThrow().origin());
         assertEquals(Optional.of(origin), added.origin());
@@ -129,7 +129,7 @@ public abstract class TaskQueueContract {
                         NewTask.builder("t", "{\"n\":2}").held().build(),
                         NewTask.builder("t", "{\"n\":3}").runAt(clock.instant().plusNanos(2_789))
                                 .timeout(Duration.ofNanos(1_500_000_700)).maxAttempts(2).priority(9).build()),
-                List.of(Optional.of("w1"), Optional.empty(), Optional.of("w1")), LEASE);
+                List.of("w1", "", "w1"), LEASE);
         List<Task> tasks = new ArrayList<>(added.stream().map(Enqueued::task).toList());
         tasks.add(queue.enqueue(NewTask.builder("t", "{\"n\":4}").build()));
         for (Task task : tasks) {
@@ -655,8 +655,7 @@ public abstract class TaskQueueContract {
                 NewTask.builder("t", "{\"n\":5}").runAt(clock.instant().plusSeconds(60)).build(),
                 NewTask.builder("t", "{\"n\":6}").targetWorker("w2").build(),
                 NewTask.builder("t", "{\"n\":7}").targetWorker("w1").build()),
-                List.of(Optional.of("w1"), Optional.empty(), Optional.of("w1"), Optional.of("w1"), Optional.of("w1"),
-                        Optional.of("w1"), Optional.of("w1")), LEASE);
+                List.of("w1", "", "w1", "w1", "w1", "w1", "w1"), LEASE);
         assertEquals(7, added.size());
         List<TaskStatus> claimed = claimsOnAdd() ? List.of(TaskStatus.CLAIMED, TaskStatus.QUEUED, TaskStatus.QUEUED,
                 TaskStatus.AWAITING_APPROVAL, TaskStatus.QUEUED, TaskStatus.QUEUED, TaskStatus.CLAIMED)

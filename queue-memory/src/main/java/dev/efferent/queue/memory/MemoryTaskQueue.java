@@ -78,17 +78,18 @@ final class MemoryTaskQueue implements TaskQueue {
     }
 
     @Override
-    public synchronized List<Enqueued> addAll(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    public synchronized List<Enqueued> addAll(List<NewTask> specs, List<String> claimFor, Duration lease) {
         TaskQueue.checkClaimFor(specs, claimFor, lease);
         List<Enqueued> added = new ArrayList<>(specs.size());
         for (int i = 0; i < specs.size(); i++) {
             Enqueued e = add(specs.get(i));
-            Optional<String> owner = claimFor.get(i);
+            String owner = claimFor.get(i);
             Instant now = clock.instant();
-            if (e.created() && owner.isPresent() && TaskQueue.claimableOnAdd(specs.get(i), owner.get(), now)) {
+            if (e.created() && !owner.isEmpty() && TaskQueue.claimableOnAdd(specs.get(i), owner, now)) {
                 Entry entry = tasks.get(e.task().id());
                 Task t = entry.task;
-                e = new Enqueued(update(entry, change(t, TaskStatus.CLAIMED, 1).leased(owner.get(), now.plus(lease)).at(now), now), true);
+                e = new Enqueued(update(entry, change(t, TaskStatus.CLAIMED, 1).leased(owner, now.plus(lease)).at(now),
+                        now), true);
             }
             added.add(e);
         }

@@ -97,7 +97,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Enqueued add(NewTask spec) {
         if (spec.idempotencyKey().isEmpty()) {
-            return add(List.of(spec), List.of(Optional.empty()), Duration.ZERO).getFirst();
+            return add(List.of(spec), List.of(""), Duration.ZERO).getFirst();
         }
         Instant now = clock.instant();
         // One statement in autocommit, without BEGIN and COMMIT round trips; its notice follows (PgNotifier).
@@ -130,16 +130,16 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Enqueued> addAll(List<NewTask> specs) {
-        return add(specs, Collections.nCopies(specs.size(), Optional.empty()), Duration.ZERO);
+        return add(specs, Collections.nCopies(specs.size(), ""), Duration.ZERO);
     }
 
     @Override
-    public List<Enqueued> addAll(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    public List<Enqueued> addAll(List<NewTask> specs, List<String> claimFor, Duration lease) {
         TaskQueue.checkClaimFor(specs, claimFor, lease);
         return add(specs, claimFor, lease);
     }
 
-    private List<Enqueued> add(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    private List<Enqueued> add(List<NewTask> specs, List<String> claimFor, Duration lease) {
         if (specs.isEmpty()) {
             return List.of();
         }
@@ -184,7 +184,7 @@ final class PostgresTaskQueue implements TaskQueue {
      * {@code claimFor} names a worker for is inserted claimed by it, when it may be (TaskQueue.claimableOnAdd). Tasks
      * without keys cannot conflict: they are built here from what was written, not read back (see {@link #added}).
      */
-    private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease)
+    private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<String> claimFor, Duration lease)
             throws SQLException {
         // Instants as PostgreSQL keeps them (microseconds), so the tasks built here are the tasks stored; whether a task
         // is due is decided on the clock's own instant, as the memory queue decides it.
@@ -198,7 +198,8 @@ final class PostgresTaskQueue implements TaskQueue {
         Task[] built = new Task[specs.size()];
         for (int i : order) {
             NewTask spec = specs.get(i);
-            Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, clockNow));
+            Optional<String> owner = Optional.of(claimFor.get(i))
+                    .filter(w -> !w.isEmpty() && TaskQueue.claimableOnAdd(spec, w, clockNow));
             Instant runAt = TaskRows.micros(spec.runAt().orElse(now));
             // The lease's end only for a task claimed here: the lease is checked only when one is (checkClaimFor).
             Task task = owner.isPresent()
@@ -626,7 +627,7 @@ final class PostgresTaskQueue implements TaskQueue {
      * {@code owner} is the worker that asked, {@link #NO_WORKER} when none did.
      */
     private Task change(String taskId, String action, Set<TaskStatus> allowed, String owner,
-                        PgDatabase.Work<Optional<Task>> update, String notice) {
+                        Update update, String notice) {
         return db.inTransaction(action + " a task", sql -> {
             Optional<Task> row = update.on(sql);
             if (row.isEmpty()) {
@@ -637,6 +638,11 @@ final class PostgresTaskQueue implements TaskQueue {
             }
             return row.get();
         });
+    }
+
+    /** A guarded single-row UPDATE: the row it changed, none if it matched none. */
+    private interface Update {
+        Optional<Task> on(Sql sql) throws SQLException;
     }
 
     private QueueException refusal(Sql sql, String taskId, String action, String owner,
