@@ -16,8 +16,8 @@ import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.conversations.Wording;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.Model;
-import dev.efferent.model.spi.ModelListener;
 import dev.efferent.model.spi.ModelException;
+import dev.efferent.model.spi.ModelListener;
 import dev.efferent.model.spi.ModelMessage;
 import dev.efferent.model.spi.ModelReply;
 import dev.efferent.model.spi.ModelRequest;
@@ -809,7 +809,6 @@ public final class Agent implements Assistant, AutoCloseable {
     private static List<OutgoingMessage> say(String text) {
         return List.of(new OutgoingMessage.Text(text));
     }
-
 
     /** What the constructors without a model pass on: no language model is configured. */
     private static final class Unconfigured implements Model {

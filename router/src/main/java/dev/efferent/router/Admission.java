@@ -94,7 +94,8 @@ final class Admission {
                 });
         List<Enqueued> added;
         try {
-            added = queue.addAll(specs, claimers.stream().map(c -> c.map(s -> s.id).orElse("")).toList(), settings.lease());
+            added = queue.addAll(specs, claimers.stream().map(c -> c.map(s -> s.id).orElse("")).toList(),
+                    settings.lease());
         } catch (RuntimeException e) {
             admitted.forEach(i -> answers.get(i).completeExceptionally(e));
             return;
