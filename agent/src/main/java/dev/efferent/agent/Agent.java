@@ -17,6 +17,7 @@ import dev.efferent.conversations.Wording;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.Model;
 import dev.efferent.model.spi.ModelException;
+import dev.efferent.model.spi.ModelListener;
 import dev.efferent.model.spi.ModelMessage;
 import dev.efferent.model.spi.ModelReply;
 import dev.efferent.model.spi.ModelRequest;
@@ -25,6 +26,7 @@ import dev.efferent.model.spi.ToolCall;
 import dev.efferent.model.spi.Usage;
 import dev.efferent.plugin.Ids;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Awaited;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
@@ -42,13 +44,13 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CancellationException;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 
 /**
  * The assistant's mind: answers free text with a language model that may call the brain's tools. One turn at a time
@@ -84,17 +86,29 @@ public final class Agent implements Assistant, AutoCloseable {
     private volatile AssistantHost host;
 
     /**
-     * An agent.
+     * An agent without a language model: free text is answered with how to configure one; commands work.
      *
-     * @param router   runs the tool calls
-     * @param model    the language model; without one, free text is answered with how to configure one
+     * @param router    runs the tool calls
      * @param settings  limits and the system prompt
      * @param approvals which calls run, wait for a yes or are refused
      * @param store     where conversations' contexts, parked turns and sub-agents are kept
      * @param clock     for parking times
      */
-    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Store store,
-                 Clock clock) {
+    public Agent(Router router, AgentSettings settings, Approvals approvals, Store store, Clock clock) {
+        this(new Gateway(router, approvals), new Unconfigured(), settings, store, clock, List.of());
+    }
+
+    /**
+     * An agent.
+     *
+     * @param router   runs the tool calls
+     * @param model    the language model
+     * @param settings  limits and the system prompt
+     * @param approvals which calls run, wait for a yes or are refused
+     * @param store     where conversations' contexts, parked turns and sub-agents are kept
+     * @param clock     for parking times
+     */
+    public Agent(Router router, Model model, AgentSettings settings, Approvals approvals, Store store, Clock clock) {
         this(router, model, settings, approvals, store, clock, List.of());
     }
 
@@ -102,29 +116,43 @@ public final class Agent implements Assistant, AutoCloseable {
      * An agent with what the brain adds to every conversation.
      *
      * @param router     runs the tool calls
-     * @param model      the language model; without one, free text is answered with how to configure one
+     * @param model      the language model
      * @param settings   limits and the system prompt
      * @param approvals  which calls run, wait for a yes or are refused
      * @param store      where conversations' contexts, parked turns and sub-agents are kept
      * @param clock      for parking times
      * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
      */
-    public Agent(Router router, Optional<Model> model, AgentSettings settings, Approvals approvals, Store store,
+    public Agent(Router router, Model model, AgentSettings settings, Approvals approvals, Store store,
                  Clock clock, List<Extension> extensions) {
         this(new Gateway(router, approvals), model, settings, store, clock, extensions);
+    }
+
+    /**
+     * An agent whose calls go through the brain's one front door, without a language model: free text is answered
+     * with how to configure one; commands work.
+     *
+     * @param gateway    runs the tool calls, judged by its approvals
+     * @param settings   limits and the system prompt
+     * @param store      where conversations' contexts, parked turns and sub-agents are kept
+     * @param clock      for parking times
+     * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
+     */
+    public Agent(Gateway gateway, AgentSettings settings, Store store, Clock clock, List<Extension> extensions) {
+        this(gateway, new Unconfigured(), settings, store, clock, extensions);
     }
 
     /**
      * An agent whose calls go through the brain's one front door.
      *
      * @param gateway    runs the tool calls, judged by its approvals
-     * @param model      the language model; without one, free text is answered with how to configure one
+     * @param model      the language model
      * @param settings   limits and the system prompt
      * @param store      where conversations' contexts, parked turns and sub-agents are kept
      * @param clock      for parking times
      * @param extensions commands and tools of the brain itself (schedules, automations), asked in this order
      */
-    public Agent(Gateway gateway, Optional<Model> model, AgentSettings settings, Store store, Clock clock,
+    public Agent(Gateway gateway, Model model, AgentSettings settings, Store store, Clock clock,
                  List<Extension> extensions) {
         Router router = gateway.router();
         Approvals approvals = gateway.approvals();
@@ -132,14 +160,14 @@ public final class Agent implements Assistant, AutoCloseable {
         this.json = new ObjectMapper();
         Messages messages = new Messages(json);
         this.router = router;
-        this.model = model;
+        this.model = model instanceof Unconfigured ? Optional.empty() : Optional.of(model);
         this.settings = settings;
         this.clock = clock;
         this.contexts = new Contexts(store, messages, json);
         this.parked = new ParkedTurns(store, messages, json);
         this.approvals = approvals;
         this.toolbox = new Toolbox(gateway, json, settings.maxToolResultChars());
-        this.prompt = new SystemPrompt(router, settings.systemPrompt());
+        this.prompt = new SystemPrompt(router, settings.systemPrompt().orElse(SystemPrompt.BUILT_IN));
         this.askHuman = new AskHuman(settings.humanTimeout(), json);
         this.children = new SubAgents(store, json, settings, clock);
         this.questions = new Questions(router, approvals, json, children);
@@ -157,7 +185,9 @@ public final class Agent implements Assistant, AutoCloseable {
     @Override
     public void start(AssistantHost host) {
         this.host = host;
-        Calls calls = this::callFor;
+        Calls calls = (conversation, run, step, tool, params, worker, askFirst) -> worker.isEmpty()
+                ? callFor(conversation, run, step, tool, params, askFirst)
+                : callFor(conversation, run, step, tool, params, worker, askFirst);
         extensions.forEach(e -> e.start(host, calls));
         List<ParkedTurns.Parked> waiting = parked.all();
         if (!waiting.isEmpty()) {
@@ -473,14 +503,14 @@ public final class Agent implements Assistant, AutoCloseable {
             }
             // The step is part of the key: a server that numbers its calls anew each answer must not get an old result.
             switch (toolbox.start(new Origin.Assistant(turn.conversation, turn.id, turn.steps, call.id()), call,
-                    catalogue, turn.child == null ? Optional.empty() : turn.child.worker(), false)) {
+                    catalogue, turn.child == null ? "" : turn.child.worker().orElse(""), false)) {
                 case Toolbox.Started.Answered a -> answered.put(call.id(),
                         new ModelMessage.ToolResult(call.id(), call.name(), a.content(), true));
                 case Toolbox.Started.Submitted s -> {
                     Task task = s.submission().task();
                     r.tasks.add(task.id());
                     ParkedTurns.Pending pending = new ParkedTurns.Pending(call.id(), call.name(), task.id());
-                    if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL) {
+                    if (task.status() == TaskStatus.AWAITING_APPROVAL) {
                         // Held for a yes: the turn parks at once, and resumes when the call ran, was denied or
                         // its time ran out.
                         question(s, turn.origin()).ifPresent(told::add);
@@ -542,23 +572,35 @@ public final class Agent implements Assistant, AutoCloseable {
 
     /** {@link Calls#start}: a call as a turn of {@code conversation} would make it, without a model. */
     private Calls.Started callFor(Conversation conversation, String run, int step, String tool, ObjectNode params,
-                                  Optional<String> worker, boolean askFirst) {
+                                  boolean askFirst) {
+        return started(new Origin.Automation(conversation, run, step), conversation, tool, params.deepCopy(),
+                toolbox.catalogue(), askFirst);
+    }
+
+    /** {@link Calls#start} on {@code worker}, unless the tool takes a machine argument of its own. */
+    private Calls.Started callFor(Conversation conversation, String run, int step, String tool, ObjectNode params,
+                                  String worker, boolean askFirst) {
         Origin origin = new Origin.Automation(conversation, run, step);
         ObjectNode args = params.deepCopy();
         Map<String, Toolbox.Offered> catalogue = toolbox.catalogue();
         boolean ownWorkerArgument = Optional.ofNullable(catalogue.get(tool))
                 .map(o -> o.info().descriptor().inputSchema().path("properties").has(Toolbox.WORKER)).orElse(false);
-        if (worker.isPresent() && !ownWorkerArgument) {
-            args.put(Toolbox.WORKER, worker.get());
+        if (!ownWorkerArgument) {
+            args.put(Toolbox.WORKER, worker);
         }
+        return started(origin, conversation, tool, args, catalogue, askFirst);
+    }
+
+    private Calls.Started started(Origin origin, Conversation conversation, String tool, ObjectNode args,
+                                  Map<String, Toolbox.Offered> catalogue, boolean askFirst) {
         String callId = origin.idempotencyKey().orElseThrow();
-        Toolbox.Started started = toolbox.start(origin, new ToolCall(callId, tool, args.toString()), catalogue,
-                Optional.empty(), askFirst);
+        Toolbox.Started started = toolbox.start(origin, new ToolCall(callId, tool, args.toString()), catalogue, "",
+                askFirst);
         return switch (started) {
             case Toolbox.Started.Answered a -> new Calls.Started.Refused(a.content());
             case Toolbox.Started.Submitted s -> {
                 Task task = s.submission().task();
-                if (task.status() == dev.efferent.queue.TaskStatus.AWAITING_APPROVAL
+                if (task.status() == TaskStatus.AWAITING_APPROVAL
                         && s.submission().outcome() != Submission.Outcome.DUPLICATE) {
                     question(s, conversation).ifPresent(host.replies(conversation)::send);
                 }
@@ -672,7 +714,7 @@ public final class Agent implements Assistant, AutoCloseable {
             // A child whose brain stopped while its turn ran (not parked) cannot go on: its parent hears so.
             children.alive();
             children.endOrphans(parked.all().stream().map(ParkedTurns.Parked::conversation)
-                    .collect(java.util.stream.Collectors.toSet()), host);
+                    .collect(Collectors.toSet()), host);
             for (ParkedTurns.Parked p : parked.all()) {
                 if (p.parkedAt().plus(settings.parkTimeout()).isAfter(clock.instant()) || !parked.remove(p.turnId())) {
                     continue;
@@ -768,4 +810,16 @@ public final class Agent implements Assistant, AutoCloseable {
         return List.of(new OutgoingMessage.Text(text));
     }
 
+    /** What the constructors without a model pass on: no language model is configured. */
+    private static final class Unconfigured implements Model {
+        @Override
+        public String describe() {
+            return "none";
+        }
+
+        @Override
+        public ModelReply complete(ModelRequest request, ModelListener listener) {
+            throw new IllegalStateException("no language model is configured");
+        }
+    }
 }

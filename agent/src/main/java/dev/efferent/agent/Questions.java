@@ -1,5 +1,6 @@
 package dev.efferent.agent;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.approvals.policy.Decision;
@@ -12,9 +13,9 @@ import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.WorkerInfo;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 
 /**
  * The conversation about a call held for a yes: the question (what will run, where, why it asks), the answers a
@@ -60,7 +61,7 @@ final class Questions {
                 return "Path: " + args.path("path").asText() + (args.path("content").isTextual()
                         ? " (" + args.path("content").asText().length() + " characters to write)" : "");
             }
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             // Shown as stored.
         }
         return "Arguments: " + (params.length() > 500 ? params.substring(0, 500) + "…" : params);
@@ -90,9 +91,9 @@ final class Questions {
                 if (!rest.isEmpty() && !rest.equals("once") && !rest.equals("always")) {
                     return "Usage: /approve <id> [once|always]: '" + rest + "' is neither once nor always.";
                 }
-                return approvals.approve(args[1], by, rest.equals("always"), Optional.of(participant));
+                return approvals.approve(args[1], by, rest.equals("always"), participant);
             }
-            return approvals.deny(args[1], by, rest, Optional.of(participant));
+            return approvals.deny(args[1], by, rest, participant);
         } catch (RouterException e) {
             return e.getMessage().substring(0, 1).toUpperCase(Locale.ROOT) + e.getMessage().substring(1) + ".";
         }
@@ -100,10 +101,10 @@ final class Questions {
 
     /** The calls of conversation {@code key} waiting for an answer, for {@code /approvals}. */
     String pending(String key) {
-        List<Task> waiting = new java.util.ArrayList<>(approvals.pending(Optional.of(key)));
+        List<Task> waiting = new ArrayList<>(approvals.pending(key));
         for (SubAgents.Child c : children.of(key)) {
             if (c.state() == SubAgents.State.RUNNING) {
-                waiting.addAll(approvals.pending(Optional.of(c.conversation().key())));
+                waiting.addAll(approvals.pending(c.conversation().key()));
             }
         }
         if (waiting.isEmpty()) {

@@ -11,6 +11,7 @@ import dev.efferent.channel.spi.OutgoingMessage;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.plugin.Ids;
+import dev.efferent.router.WorkerInfo;
 import dev.efferent.store.Codec;
 import dev.efferent.store.Namespace;
 import dev.efferent.store.Space;
@@ -23,8 +24,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -63,7 +66,7 @@ final class SubAgents {
         RUNNING, DONE, FAILED, STOPPED;
 
         String word() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 
@@ -102,7 +105,7 @@ final class SubAgents {
     private final Clock clock;
     /** What each running child has said so far: its answer, once its turn ends. */
     private final Map<String, Answer> said = new ConcurrentHashMap<>();
-    private final java.util.Set<String> unreadable = ConcurrentHashMap.newKeySet();
+    private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
     /** This brain, as children's records name it. */
     private final String brain = Ids.next();
 
@@ -122,7 +125,7 @@ final class SubAgents {
      * @param tools   the tools the parent has, which the child may be given
      * @param workers the machines there are
      */
-    Either spawn(String parent, String arguments, java.util.Set<String> tools, List<dev.efferent.router.WorkerInfo> workers) {
+    Either spawn(String parent, String arguments, Set<String> tools, List<WorkerInfo> workers) {
         JsonNode args;
         try {
             args = json.readTree(arguments);
@@ -148,7 +151,7 @@ final class SubAgents {
                 || w.id().equals(worker.get()))) {
             return refused("Not started: there is no machine named '" + worker.get() + "'.");
         }
-        return create(parent, task, given, worker);
+        return create(parent, task, given, worker.orElse(""));
     }
 
     private static Either refused(String why) {
@@ -158,8 +161,9 @@ final class SubAgents {
     /**
      * Starts keeping a child of {@code parent}, or says why not: the limits of children per conversation and
      * overall. Checked and kept under one lock, so that two spawns at once cannot both take the last place.
+     * {@code worker} is the machine its calls run on unless they name one; blank for none.
      */
-    synchronized Either create(String parent, String task, List<String> tools, Optional<String> worker) {
+    synchronized Either create(String parent, String task, List<String> tools, String worker) {
         List<Child> running = all().stream().filter(c -> c.state() == State.RUNNING).toList();
         long here = running.stream().filter(c -> c.parent().equals(parent)).count();
         if (here >= settings.maxChildren()) {
@@ -176,8 +180,8 @@ final class SubAgents {
         do {
             id = "a-" + Ids.next().substring(0, 6);
         } while (records.get(id).isPresent());
-        Child child = new Child(id, parent, task, List.copyOf(tools), worker, State.RUNNING, "", clock.instant(),
-                Optional.empty(), brain);
+        Child child = new Child(id, parent, task, List.copyOf(tools), Optional.of(worker).filter(w -> !w.isBlank()),
+                State.RUNNING, "", clock.instant(), Optional.empty(), brain);
         records.put(id, write(child));
         said.put(id, new Answer());
         return new Either(Optional.of(child), "");
@@ -293,7 +297,7 @@ final class SubAgents {
      * Ends, as failed, the running children whose brain has stopped (no sign of life for {@link #BRAIN_LEASE}) and
      * which wait for no task ({@code parked}: their conversations' keys): nothing will run their turn again.
      */
-    void endOrphans(java.util.Set<String> parked, AssistantHost host) {
+    void endOrphans(Set<String> parked, AssistantHost host) {
         Map<String, Instant> lastSeen = brains.entries(MAX);
         Instant dead = clock.instant().minus(BRAIN_LEASE);
         for (Child c : all()) {

@@ -19,9 +19,10 @@ final class SystemPrompt {
             destructive or irreversible.""";
 
     private final Router router;
-    private final Optional<String> instructions;
+    private final String instructions;
 
-    SystemPrompt(Router router, Optional<String> instructions) {
+    /** The prompt with {@code instructions} ({@link #BUILT_IN} unless configured) before the machines. */
+    SystemPrompt(Router router, String instructions) {
         this.router = router;
         this.instructions = instructions;
     }
@@ -40,7 +41,7 @@ final class SystemPrompt {
     String forConversation(String conversation, List<WorkerInfo> workers) {
         Optional<String> active = router.activeWorker(conversation);
         boolean hands = router.settings().handsEnabled();
-        StringBuilder p = new StringBuilder(instructions.orElse(BUILT_IN).strip()).append("\n\nThe machines:\n");
+        StringBuilder p = new StringBuilder(instructions.strip()).append("\n\nThe machines:\n");
         for (WorkerInfo w : workers) {
             if (w.local() && hands) {
                 p.append("- ").append(plain(w.name())).append(" (the server the assistant runs on, not the user's machine): ")

@@ -14,16 +14,19 @@ import dev.efferent.calls.Outcome;
 import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.model.spi.ModelTool;
 import dev.efferent.model.spi.ToolCall;
+import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.Task;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 import dev.efferent.router.ToolInfo;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.WeakHashMap;
 
 /**
  * The brain's tool catalogue as the model sees it, and a model's tool call turned into a task through the router,
@@ -38,8 +41,8 @@ final class Toolbox {
     private final ObjectMapper json;
     private final int maxResultChars;
     /** Compiled schemas by descriptor; a descriptor that changes (a new version of the tool) compiles anew. */
-    private final Map<dev.efferent.protocol.ToolDescriptor, Optional<ParamsSchema>> schemas =
-            java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
+    private final Map<ToolDescriptor, Optional<ParamsSchema>> schemas =
+            Collections.synchronizedMap(new WeakHashMap<>());
 
     Toolbox(Gateway gateway, ObjectMapper json, int maxResultChars) {
         this.gateway = gateway;
@@ -71,11 +74,10 @@ final class Toolbox {
     /**
      * Starts {@code call} as {@code origin}'s task; bad calls (unknown tool, arguments that are not a JSON
      * object or that its schema refuses, an unknown machine) are answered at once, for the model to correct.
-     * {@code pinned} is the machine a call that names none runs on (a sub-agent's), if any; {@code askFirst} holds
-     * it for a yes where the policy would let it run (an automation's step marked so).
+     * {@code pinned} is the machine a call that names none runs on (a sub-agent's), empty for none; {@code askFirst}
+     * holds it for a yes where the policy would let it run (an automation's step marked so).
      */
-    Started start(Origin origin, ToolCall call, Map<String, Offered> catalogue, Optional<String> pinned,
-                  boolean askFirst) {
+    Started start(Origin origin, ToolCall call, Map<String, Offered> catalogue, String pinned, boolean askFirst) {
         Offered offered = catalogue.get(call.name());
         if (offered == null) {
             return new Started.Answered("There is no tool named '" + call.name() + "'. The tools are: "
@@ -98,7 +100,7 @@ final class Toolbox {
             worker = Optional.of(params.remove(WORKER).asText());
         } else {
             // A sub-agent started for one machine runs its calls there unless a call names another.
-            worker = pinned;
+            worker = Optional.of(pinned).filter(p -> !p.isEmpty());
         }
         // Checked here, not only at dispatch: a call for an offline machine would otherwise wait to be refused.
         List<String> problems = schemaOf(offered).map(s -> s.validate(params)).orElse(List.of());
@@ -109,8 +111,9 @@ final class Toolbox {
         // Judged for every machine the call could run on: the named one, else any that has the tool (the active
         // machine is only preferred).
         Optional<String> named = worker.map(w -> gateway.machineNamed(w).orElse(w));
-        Gateway.Judgement judgement = gateway.judge(origin, offered.info().descriptor(), params, named,
-                named.map(List::of).orElse(offered.machines()));
+        Gateway.Judgement judgement = named.isPresent()
+                ? gateway.judge(origin, offered.info().descriptor(), params, named.get())
+                : gateway.judge(origin, offered.info().descriptor(), params, offered.machines());
         Call judged = judgement.call();
         Optional<String> machine = judged.machine();
         Verdict verdict = judgement.verdict();

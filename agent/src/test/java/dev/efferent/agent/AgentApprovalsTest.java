@@ -1,5 +1,6 @@
 package dev.efferent.agent;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.calls.Gateway;
@@ -73,18 +74,18 @@ class AgentApprovalsTest {
     }
 
     private void startBrain(Map<String, String> approvalSettings, boolean withChannel, Map<String, String> agentSettings) {
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         var tools = LocalTools.open(config);
-        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(), Optional.of(tools),
+        router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(), tools,
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
         Store records = Stores.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC(), (tool, params) -> tools.risk(tool,
-                (com.fasterxml.jackson.databind.node.ObjectNode) params));
-        agent = new Agent(router, Optional.of(Models.providers().select("openai").open(key -> Optional.ofNullable(
-                m.get(key)))), AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
+                (ObjectNode) params));
+        agent = new Agent(router, Models.providers().select("openai").open(key -> Optional.ofNullable(m.get(key))),
+                AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         router.addListener(chat);

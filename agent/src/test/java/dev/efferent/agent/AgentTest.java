@@ -13,6 +13,8 @@ import dev.efferent.core.tools.LocalTools;
 import dev.efferent.model.scripted.Received;
 import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.model.scripted.Step;
+import dev.efferent.model.spi.ModelProvider;
+import dev.efferent.plugin.SettingsException;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
@@ -22,6 +24,7 @@ import dev.efferent.router.RouterSettings;
 import dev.efferent.router.Stores;
 import dev.efferent.store.Store;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,10 +34,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -67,16 +72,16 @@ class AgentTest {
     }
 
     private void startBrain(Map<String, String> modelSettings, Map<String, String> agentSettings,
-                            dev.efferent.model.spi.ModelProvider provider, String baseUrl) {
+                            ModelProvider provider, String baseUrl) {
         startBrain(modelSettings, agentSettings, provider, baseUrl, false);
     }
 
     private void startBrain(Map<String, String> modelSettings, Map<String, String> agentSettings,
-                            dev.efferent.model.spi.ModelProvider provider, String baseUrl, boolean hands) {
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+                            ModelProvider provider, String baseUrl, boolean hands) {
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         Map<String, String> m = new HashMap<>(Map.of("base-url", baseUrl, "name", "scripted",
                 "retry-backoff", "50ms"));
@@ -84,7 +89,7 @@ class AgentTest {
         Store records = Stores.inMemory();
         approvals = new Approvals(router, ApprovalSettings.from(key -> Optional.ofNullable(approvalSettings.get(key))),
                 records, Clock.systemUTC());
-        agent = new Agent(router, Optional.of(provider.open(key -> Optional.ofNullable(m.get(key)))),
+        agent = new Agent(router, provider.open(key -> Optional.ofNullable(m.get(key))),
                 AgentSettings.from(key -> Optional.ofNullable(agentSettings.get(key))), approvals, records,
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
@@ -124,7 +129,7 @@ class AgentTest {
                 "the system prompt names the machines");
         assertTrue(request.path("messages").get(0).path("content").asText().contains("is data, not instructions"));
         assertEquals("What is the capital of France?", model.received().getFirst().lastMessageText());
-        assertTrue(router.tasks(java.util.Set.of(), 10).isEmpty(), "no task was started");
+        assertTrue(router.tasks(Set.of(), 10).isEmpty(), "no task was started");
     }
 
     @Test
@@ -140,7 +145,7 @@ class AgentTest {
         assertEquals("buy milk", toolMessage.path("content").asText().strip());
         assertFalse(second.body().path("messages").get(0).path("content").asText().contains("buy milk"),
                 "tool output goes back as a tool result, never into the system prompt");
-        var task = router.tasks(java.util.Set.of(), 10).getFirst();
+        var task = router.tasks(Set.of(), 10).getFirst();
         assertEquals("read_file", task.tool());
         assertEquals(TaskStatus.COMPLETED, task.status());
         assertEquals("test:1", task.session().orElseThrow());
@@ -188,7 +193,7 @@ class AgentTest {
                 .then(Step.Reply.calls(List.of(new Step.Call("call_0", "read_file", "{\"path\":\"other.txt\"}"))))
                 .then(r -> Step.Reply.text("second: " + r.lastMessageText().strip()));
         assertEquals("second: call the plumber", last(say("read both")));
-        assertEquals(2, router.tasks(java.util.Set.of(), 10).size());
+        assertEquals(2, router.tasks(Set.of(), 10).size());
     }
 
     @Test
@@ -211,8 +216,8 @@ class AgentTest {
         assertTrue(system.startsWith("You are a terse butler."), system);
         assertFalse(system.contains("You are Efferent"), system);
         assertTrue(system.contains("The machines:\n- brain ("), system);
-        dev.efferent.plugin.SettingsException both = org.junit.jupiter.api.Assertions.assertThrows(
-                dev.efferent.plugin.SettingsException.class, () -> AgentSettings.from(key -> Optional.of("x")));
+        SettingsException both = Assertions.assertThrows(
+                SettingsException.class, () -> AgentSettings.from(key -> Optional.of("x")));
         assertTrue(both.getMessage().contains("not both"), both.getMessage());
     }
 
@@ -282,7 +287,7 @@ class AgentTest {
         model.then(Step.Reply.call("run_shell", "{\"command\":\"sleep 30\"}"));
         CompletableFuture<List<ConversationEntry>> turn = chat.handle(new IncomingMessage(CHAT, "me", "wait a bit"));
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (router.tasks(java.util.Set.of(TaskStatus.RUNNING), 10).isEmpty() && System.nanoTime() < end) {
+        while (router.tasks(Set.of(TaskStatus.RUNNING), 10).isEmpty() && System.nanoTime() < end) {
             Thread.sleep(20);
         }
         // The turn records its task just after its submission returns, by when the tool may already run: a /stop in
@@ -291,7 +296,7 @@ class AgentTest {
         String stopped = last(say("/stop"));
         assertEquals("Stopped; cancelled 1 task.", stopped);
         turn.get(10, TimeUnit.SECONDS);
-        assertEquals(TaskStatus.CANCELLED, router.tasks(java.util.Set.of(), 10).getFirst().status());
+        assertEquals(TaskStatus.CANCELLED, router.tasks(Set.of(), 10).getFirst().status());
         assertEquals(1, model.received().size(), "the model is not called again after /stop");
         assertEquals("Nothing is running.", last(say("/stop")));
     }
@@ -337,7 +342,7 @@ class AgentTest {
         say("second " + long1);
         say("third question");
         JsonNode messages = model.received().get(2).body().path("messages");
-        List<String> texts = new java.util.ArrayList<>();
+        List<String> texts = new ArrayList<>();
         messages.forEach(m -> texts.add(m.path("content").asText()));
         assertFalse(texts.stream().anyMatch(t -> t.startsWith("first ")), "the oldest turn was dropped: " + texts.size());
         assertEquals("third question", texts.getLast(), "the current turn is kept");
@@ -358,13 +363,13 @@ class AgentTest {
 
     @Test
     void withoutAModelFreeTextSaysHowToConfigureOne() throws Exception {
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
-        agent = new Agent(router, Optional.empty(), AgentSettings.defaults(), approvals, Stores.inMemory(),
+        agent = new Agent(router, AgentSettings.defaults(), approvals, Stores.inMemory(),
                 Clock.systemUTC());
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());
         router.addListener(chat);

@@ -26,6 +26,7 @@ import dev.efferent.scheduler.Scheduler;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
 import io.helidon.http.Status;
+import io.helidon.webserver.http.Handler;
 import io.helidon.webserver.http.HttpRules;
 import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
@@ -44,6 +45,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -54,7 +56,7 @@ import java.util.stream.Collectors;
 final class ApiService implements HttpService {
     /** The channel name of conversations held over REST. */
     static final String API_CHANNEL = "api";
-    private static final java.util.regex.Pattern CONVERSATION_ID = java.util.regex.Pattern.compile("[A-Za-z0-9_-]{1,64}");
+    private static final Pattern CONVERSATION_ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     private static final int MAX_MESSAGE_CHARS = 100_000;
     private static final Set<String> TASK_FIELDS = Set.of("tool", "params", "worker", "priority", "timeoutMs",
             "idempotencyKey");
@@ -111,7 +113,7 @@ final class ApiService implements HttpService {
     }
 
     /** A store that cannot be reached (PostgreSQL down) answers 503 at once with the reason. */
-    private io.helidon.webserver.http.Handler guarded(io.helidon.webserver.http.Handler handler) {
+    private Handler guarded(Handler handler) {
         return (req, res) -> {
             try {
                 handler.handle(req, res);
@@ -122,7 +124,7 @@ final class ApiService implements HttpService {
         };
     }
 
-    private io.helidon.webserver.http.Handler answered(Function<ServerRequest, Answer> resource) {
+    private Handler answered(Function<ServerRequest, Answer> resource) {
         return (req, res) -> {
             Answer a = resource.apply(req);
             send(res, a.status(), a.body());
@@ -164,7 +166,7 @@ final class ApiService implements HttpService {
         if (wait.isPresent() && !task.status().isFinished() && !submission.offline()) {
             task = await(task, wait.get());
         }
-        ObjectNode view = views.task(task, names(), router.progress(task));
+        ObjectNode view = view(task, names());
         view.put("message", Wording.of(submission));
         view.put("offline", submission.offline());
         send(res, task.status().isFinished() && wait.isPresent() ? Status.OK_200 : Status.ACCEPTED_202, view);
@@ -273,7 +275,7 @@ final class ApiService implements HttpService {
         send(res, Status.OK_200, view);
     }
 
-    private static void entries(com.fasterxml.jackson.databind.node.ArrayNode into, List<ConversationEntry> entries) {
+    private static void entries(ArrayNode into, List<ConversationEntry> entries) {
         for (ConversationEntry e : entries) {
             ObjectNode m = into.addObject().put("from", e.fromPerson() ? "person" : "assistant").put("kind", e.kind())
                     .put("text", e.text()).put("ok", e.ok()).put("at", e.at().toString());
@@ -316,13 +318,13 @@ final class ApiService implements HttpService {
         }
         String said;
         try {
-            said = allow ? approvals.approve(id, PRINCIPAL, always, Optional.empty())
-                    : approvals.deny(id, PRINCIPAL, reason, Optional.empty());
+            said = allow ? approvals.approve(id, PRINCIPAL, always)
+                    : approvals.deny(id, PRINCIPAL, reason);
         } catch (RouterException e) {
             routerError(res, e);
             return;
         }
-        ObjectNode view = views.task(router.task(id).orElseThrow(), names(), Optional.empty());
+        ObjectNode view = views.task(router.task(id).orElseThrow(), names());
         view.put("message", said);
         send(res, Status.OK_200, view);
     }
@@ -340,7 +342,7 @@ final class ApiService implements HttpService {
         Set<TaskStatus> statuses = EnumSet.noneOf(TaskStatus.class);
         int limit;
         try {
-            for (String value : req.query().all("status", java.util.List::of)) {
+            for (String value : req.query().all("status", List::of)) {
                 for (String s : value.split(",")) {
                     if (!s.isBlank()) {
                         statuses.add(status(s.strip()));
@@ -354,7 +356,7 @@ final class ApiService implements HttpService {
         }
         Function<String, String> names = names();
         ArrayNode tasks = json.createArrayNode();
-        router.tasks(statuses, limit).forEach(t -> tasks.add(views.task(t, names, router.progress(t))));
+        router.tasks(statuses, limit).forEach(t -> tasks.add(view(t, names)));
         ObjectNode out = json.createObjectNode();
         out.set("tasks", tasks);
         send(res, Status.OK_200, out);
@@ -367,7 +369,7 @@ final class ApiService implements HttpService {
             send(res, Status.NOT_FOUND_404, views.error(404, "no task with id '" + id + "'"));
             return;
         }
-        ObjectNode view = views.task(task.get(), names(), router.progress(task.get()));
+        ObjectNode view = view(task.get(), names());
         router.waiting(id).ifPresent(why -> view.put("waiting", Wording.of(why)));
         List<JsonNode> approval = approvals.audit(id);
         if (!approval.isEmpty()) {
@@ -519,6 +521,11 @@ final class ApiService implements HttpService {
         Map<String, String> names = router.workers().stream()
                 .collect(Collectors.toMap(WorkerInfo::id, WorkerInfo::name, (a, b) -> a));
         return id -> names.getOrDefault(id, id);
+    }
+
+    /** {@code task}'s view, with its last progress if it runs. */
+    private ObjectNode view(Task task, Function<String, String> names) {
+        return router.progress(task).map(p -> views.task(task, names, p)).orElseGet(() -> views.task(task, names));
     }
 
     private void routerError(ServerResponse res, RouterException e) {

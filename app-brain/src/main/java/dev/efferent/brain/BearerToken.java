@@ -12,9 +12,14 @@ public final class BearerToken {
     private static final String PREFIX = "Bearer ";
     private final Optional<byte[]> expected;
 
-    /** A check against {@code secret}; with none, every request passes (the worker endpoint of a brain without hands). */
-    public BearerToken(Optional<String> secret) {
-        this.expected = secret.map(s -> s.getBytes(StandardCharsets.UTF_8));
+    /** A check against no secret: every request passes (the worker endpoint of a brain without hands). */
+    public BearerToken() {
+        this.expected = Optional.empty();
+    }
+
+    /** A check against {@code secret}. */
+    public BearerToken(String secret) {
+        this.expected = Optional.of(secret.getBytes(StandardCharsets.UTF_8));
     }
 
     /** Whether a token is configured at all. */

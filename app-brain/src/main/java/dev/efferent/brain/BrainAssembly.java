@@ -7,6 +7,7 @@ import dev.efferent.agent.AgentSettings;
 import dev.efferent.agent.Models;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
+import dev.efferent.assistant.Extension;
 import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.conversations.ChatService;
@@ -136,7 +137,7 @@ final class BrainAssembly {
             }
         });
         ProtocolCodec codec = new ProtocolCodec(settings.maxFrameBytes());
-        Router router = Router.start(routing, queue, records, Optional.of(tools), codec, clock);
+        Router router = Router.start(routing, queue, records, tools, codec, clock);
         closers.push("router", router::close);
         BrainMetrics metrics = new BrainMetrics(router);
         closers.push("metrics", metrics::close);
@@ -160,8 +161,11 @@ final class BrainAssembly {
         Pairing pairing = Pairing.open(router, records, settings.stateDir().resolve("paired-workers.json"),
                 () -> Brain.workerUrl(settings, server.get() == null ? settings.port() : server.get().port()), clock);
         closers.push("pairing", pairing::close);
-        Agent agent = new Agent(gateway, model, AgentSettings.from(new ConfigSettings(config.get("agent"))), records,
-                clock, List.of(new ScheduleCommands(scheduler), automations, new PairingCommands(pairing, router)));
+        AgentSettings agentSettings = AgentSettings.from(new ConfigSettings(config.get("agent")));
+        List<Extension> extensions = List.of(new ScheduleCommands(scheduler), automations,
+                new PairingCommands(pairing, router));
+        Agent agent = model.isPresent() ? new Agent(gateway, model.get(), agentSettings, records, clock, extensions)
+                : new Agent(gateway, agentSettings, records, clock, extensions);
         closers.push("agent", agent::close);
         LOG.log(Level.INFO, model.map(m -> "Model: " + m.describe()).orElse("No language model configured: free "
                 + "text is answered with how to set one (model.name, model.base-url); commands work"));
@@ -173,10 +177,12 @@ final class BrainAssembly {
         // The brain's one JSON mapper: the REST API, the console and its sockets.
         ObjectMapper json = new ObjectMapper();
         Views views = new Views(json);
-        BearerToken apiToken = new BearerToken(settings.apiToken());
+        BearerToken apiToken = settings.apiToken().map(BearerToken::new).orElseGet(BearerToken::new);
         RequestGuard guard = new RequestGuard(settings.allowedHosts(), settings.allowedOrigins(), apiToken, views);
+        WorkerCredentials workers = settings.workerSecret().map(secret -> new WorkerCredentials(secret, pairing))
+                .orElseGet(() -> new WorkerCredentials(pairing));
         BrainContext context = new BrainContext(router, gateway, approvals, chat, scheduler, pairing, json, views, guard,
-                apiToken, new WorkerCredentials(settings.workerSecret(), Optional.of(pairing)), codec, version());
+                apiToken, workers, codec, version());
         List<BrainFeature> served = features(context);
         for (BrainFeature feature : served) {
             feature.listeners().forEach(router::addListener);

@@ -98,11 +98,13 @@ public final class BrainMain {
             overrides.put("server.host", "127.0.0.1");
             overrides.put("server.port", "0");
             overrides.put("queue.provider", "memory");
-            Config configured = ConfigLoader.load(file, overrides, System.getenv(), Map.of());
+            Config configured = file.map(f -> ConfigLoader.load(f, overrides, System.getenv(), Map.of()))
+                    .orElseGet(() -> ConfigLoader.load(overrides, System.getenv(), Map.of()));
             configured.get("channels").asNodeList().orElse(List.of())
                     .forEach(channel -> overrides.put("channels." + channel.name() + ".enabled", "false"));
         }
-        return ConfigLoader.load(file, overrides, System.getenv(), Map.of());
+        return file.map(f -> ConfigLoader.load(f, overrides, System.getenv(), Map.of()))
+                .orElseGet(() -> ConfigLoader.load(overrides, System.getenv(), Map.of()));
     }
 
     private static int fail(String message) {

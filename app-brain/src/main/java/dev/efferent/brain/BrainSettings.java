@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The brain server's settings.
@@ -79,7 +80,7 @@ record BrainSettings(String host, int port, Optional<String> workerSecret, Optio
         }
         if (!isLoopback(host) && !host.equals("0.0.0.0") && !host.equals("::")) {
             // Listening on a named interface: that name is how people reach the brain.
-            hosts = java.util.stream.Stream.concat(hosts.stream(), java.util.stream.Stream.of(host)).toList();
+            hosts = Stream.concat(hosts.stream(), Stream.of(host)).toList();
         }
         return new BrainSettings(host, port, secret, token, maxFrame, hosts, origins, generated, stateDir, publicUrl);
     }

@@ -12,8 +12,8 @@ import io.helidon.webserver.http.FilterChain;
 import io.helidon.webserver.http.RoutingRequest;
 import io.helidon.webserver.http.RoutingResponse;
 
-import java.lang.System.Logger.Level;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -153,7 +153,7 @@ public final class RequestGuard implements Filter {
             // Only literals reach here, so this parses and never asks DNS.
             InetAddress.getByName(host);
             return true;
-        } catch (java.net.UnknownHostException e) {
+        } catch (UnknownHostException e) {
             return false;
         }
     }

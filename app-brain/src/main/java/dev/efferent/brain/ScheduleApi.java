@@ -41,7 +41,7 @@ final class ScheduleApi {
         }
         ObjectNode out = json.createObjectNode();
         var list = out.putArray("schedules");
-        scheduler.list(conversation).forEach(s -> list.add(scheduler.toJson(s)));
+        conversation.map(scheduler::list).orElseGet(scheduler::list).forEach(s -> list.add(scheduler.toJson(s)));
         return new Answer(Status.OK_200, out);
     }
 

@@ -1,5 +1,6 @@
 package dev.efferent.brain;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -26,11 +27,13 @@ public final class Views {
 
     /** A task; {@code workerName} turns worker ids into the names users know. */
     /** {@link #task(Task, Function)}, with the last progress of a running task. */
-    public ObjectNode task(Task t, Function<String, String> workerName, java.util.Optional<Progress> progress) {
+    public ObjectNode task(Task t, Function<String, String> workerName, Progress progress) {
         ObjectNode v = task(t, workerName);
         // Only while it runs: a task that has just ended, or gone back to the queue, shows no stale progress.
-        progress.filter(p -> t.status() == TaskStatus.RUNNING).ifPresent(p -> v.putObject("progress").put("percent", p.percent()).put("message", p.message())
-                .put("at", p.at().toString()));
+        if (t.status() == TaskStatus.RUNNING) {
+            v.putObject("progress").put("percent", progress.percent()).put("message", progress.message())
+                    .put("at", progress.at().toString());
+        }
         return v;
     }
 
@@ -108,7 +111,7 @@ public final class Views {
     private JsonNode parse(String text) {
         try {
             return json.readTree(text);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             // Params and results are stored as JSON; anything else is shown as the text it is.
             return json.getNodeFactory().textNode(text);
         }

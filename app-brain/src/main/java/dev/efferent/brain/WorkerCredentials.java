@@ -24,9 +24,22 @@ public final class WorkerCredentials {
     record Admitted(Optional<PairedIdentity> paired) {
     }
 
-    WorkerCredentials(Optional<String> secret, Optional<Pairing> pairing) {
-        this.secret = secret.map(s -> new BearerToken(Optional.of(s)));
-        this.pairing = pairing;
+    /** Lets in the workers that show the shared {@code secret}. */
+    WorkerCredentials(String secret) {
+        this.secret = Optional.of(new BearerToken(secret));
+        this.pairing = Optional.empty();
+    }
+
+    /** Lets in the machines {@code pairing} paired, each with its own token. */
+    WorkerCredentials(Pairing pairing) {
+        this.secret = Optional.empty();
+        this.pairing = Optional.of(pairing);
+    }
+
+    /** Lets in the workers that show the shared {@code secret}, and the machines {@code pairing} paired. */
+    WorkerCredentials(String secret, Pairing pairing) {
+        this.secret = Optional.of(new BearerToken(secret));
+        this.pairing = Optional.of(pairing);
     }
 
     /**

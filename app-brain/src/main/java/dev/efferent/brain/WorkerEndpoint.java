@@ -84,7 +84,7 @@ final class WorkerEndpoint implements WsListener {
     @Override
     public void onOpen(WsSession session) {
         link = new SessionLink(session, codec, Peers.of(session));
-        connection = router.connect(link, paired);
+        connection = paired.map(identity -> router.connect(link, identity)).orElseGet(() -> router.connect(link));
     }
 
     @Override

@@ -11,7 +11,6 @@ import io.helidon.webserver.websocket.WsRouting;
 
 import java.lang.System.Logger.Level;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Workers' way in: {@code /ws/worker}, with the worker secret or a paired machine's token checked on the upgrade. An upgrade refused, or a plain
@@ -43,8 +42,8 @@ public final class WorkerSocketFeature implements BrainFeature {
      */
     public static WorkerSocketFeature standalone(Router router, String workerSecret, ProtocolCodec codec) {
         Views views = new Views(new ObjectMapper());
-        return new WorkerSocketFeature(router, new WorkerCredentials(Optional.of(workerSecret), Optional.empty()), codec,
-                new RequestGuard(List.of(), List.of(), new BearerToken(Optional.of(workerSecret)), views), views, true);
+        return new WorkerSocketFeature(router, new WorkerCredentials(workerSecret), codec,
+                new RequestGuard(List.of(), List.of(), new BearerToken(workerSecret), views), views, true);
     }
 
     @Override

@@ -20,7 +20,6 @@ import java.lang.reflect.Proxy;
 import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -53,7 +52,7 @@ class BrainAssemblyTest extends BrainFixture {
     @Test
     void readinessGoesDownAsTheBrainStopsBeforeItsServerDoes() {
         Router router = Router.start(RouterSettings.defaults(), Queues.providers().build().select("memory")
-                .open(Settings.empty(), Clock.systemUTC()), Stores.inMemory(), Optional.empty(), new ProtocolCodec(),
+                .open(Settings.empty(), Clock.systemUTC()), Stores.inMemory(), new ProtocolCodec(),
                 Clock.systemUTC());
         ReadinessCheck check = BrainAssembly.readiness(router, Stores.inMemory()).stream()
                 .filter(c -> c.name().equals("router")).findFirst().orElseThrow();

@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
@@ -58,7 +57,7 @@ abstract class BrainFixture {
                 "api.token", TOKEN,
                 "tools.roots", brainRoot().toString()));
         values.putAll(extra);
-        return ConfigLoader.load(Optional.empty(), values, Map.of(), Map.of());
+        return ConfigLoader.load(values, Map.of(), Map.of());
     }
 
     Path brainRoot() {

@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BrainSettingsTest {
 
     private static Config config(Map<String, String> values) {
-        return ConfigLoader.load(Optional.empty(), values, Map.of(), Map.of());
+        return ConfigLoader.load(values, Map.of(), Map.of());
     }
 
     @TempDir

@@ -10,6 +10,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
 import java.net.URI;
+import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -204,7 +205,7 @@ class BrowserGuardTest extends BrainFixture {
         RawWorker right = RawWorker.open(uri, null);
         right.send("{\"type\":\"auth\",\"token\":\"" + TOKEN + "\"}");
         assertEquals("hello", right.next("hello").path("type").asText());
-        right.socket.sendClose(java.net.http.WebSocket.NORMAL_CLOSURE, "bye").join();
+        right.socket.sendClose(WebSocket.NORMAL_CLOSURE, "bye").join();
 
         RawWorker header = RawWorker.open(uri, TOKEN);
         assertEquals("hello", header.next("hello").path("type").asText());

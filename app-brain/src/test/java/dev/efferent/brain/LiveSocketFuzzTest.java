@@ -16,6 +16,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -145,7 +146,7 @@ class LiveSocketFuzzTest extends BrainFixture {
     private static void closed(RawWorker socket, Map<String, Integer> seen) throws Exception {
         try {
             socket.closed.get(5, TimeUnit.SECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             seen.merge("close reply not seen", 1, Integer::sum);
             socket.socket.abort();
         }

@@ -2,9 +2,11 @@ package dev.efferent.brain;
 
 import org.junit.jupiter.api.Test;
 
+import java.text.MessageFormat;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +38,7 @@ class RefusalLogTest {
 
         @Override
         public void log(Level level, ResourceBundle bundle, String format, Object... params) {
-            lines.add(java.text.MessageFormat.format(format, params));
+            lines.add(MessageFormat.format(format, params));
         }
 
         @Override
@@ -50,12 +52,12 @@ class RefusalLogTest {
         Instant now = Instant.parse("2026-11-22T10:00:00Z");
 
         @Override
-        public java.time.ZoneId getZone() {
+        public ZoneId getZone() {
             return ZoneOffset.UTC;
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
 

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.net.URI;
@@ -20,6 +21,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -53,11 +55,10 @@ class StuckToolsTest extends BrainFixture {
     @BeforeAll
     static void buildStuckPlugin() throws Exception {
         Path src = Files.createDirectories(plugins.resolve("src/test/stuck"));
-        Files.writeString(plugins.resolve("src/module-info.java"), """
-                module efferent.test.stuck {
-                    requires efferent.tools.spi;
-                    provides dev.efferent.tools.spi.ToolkitProvider with test.stuck.StuckProvider;
-                }""");
+        Files.writeString(plugins.resolve("src/module-info.java"), "module efferent.test.stuck {\n"
+                + "    requires efferent.tools.spi;\n"
+                + "    provides dev.efferent.tools.spi.ToolkitProvider with test.stuck.StuckProvider;\n"
+                + "}");
         Files.writeString(src.resolve("StuckProvider.java"), """
                 package test.stuck;
                 import dev.efferent.plugin.Settings;
@@ -83,7 +84,7 @@ class StuckToolsTest extends BrainFixture {
                     }
                 }""".formatted(LET_GO));
         String spi = Path.of(ToolkitProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                + java.io.File.pathSeparator
+                + File.pathSeparator
                 + Path.of(Settings.class.getProtectionDomain().getCodeSource().getLocation().toURI());
         Path bin = Path.of(System.getProperty("java.home"), "bin");
         Path classes = plugins.resolve("classes");
@@ -204,7 +205,7 @@ class StuckToolsTest extends BrainFixture {
         }
         assertEquals(10, threads("spin").size(), "the spinning tools are deaf to their timeout");
         // What became of the real cases depends on tools-fs: stuck and timed out, or refused or bounded at once.
-        Map<String, Long> fs = new java.util.TreeMap<>();
+        Map<String, Long> fs = new TreeMap<>();
         for (String id : fsCalls) {
             JsonNode t = task(id);
             String error = t.path("error").asText().replaceAll("pipe-\\d", "pipe-N");

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -77,8 +78,8 @@ class SubAgentsTest extends BrainFixture {
 
         // The children wait until the parent has heard about all four spawns: the fourth finds three running.
         CountDownLatch parentHeard = new CountDownLatch(1);
-        List<Received> children = new java.util.concurrent.CopyOnWriteArrayList<>();
-        List<Received> parent = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Received> children = new CopyOnWriteArrayList<>();
+        List<Received> parent = new CopyOnWriteArrayList<>();
         model.otherwise(r -> {
             if (system(r).contains("You are a sub-agent")) {
                 children.add(r);

@@ -2,6 +2,7 @@ package dev.efferent.brain;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.efferent.model.scripted.ScriptedModelServer;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -56,7 +58,7 @@ class TelegramChannelTest extends BrainFixture {
                 respond(exchange, "{\"ok\":true,\"result\":true}");
             });
         }
-        bot.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+        bot.setExecutor(Executors.newCachedThreadPool());
         bot.start();
     }
 
@@ -71,7 +73,7 @@ class TelegramChannelTest extends BrainFixture {
     private void update(int id, long chat, String user, String text) {
         updates.add(JSON.createObjectNode().put("update_id", id).set("message", JSON.createObjectNode()
                 .put("text", text)
-                .<com.fasterxml.jackson.databind.node.ObjectNode>set("chat", JSON.createObjectNode().put("id", chat))
+                .<ObjectNode>set("chat", JSON.createObjectNode().put("id", chat))
                 .set("from", JSON.createObjectNode().put("username", user))));
     }
 
@@ -124,7 +126,7 @@ class TelegramChannelTest extends BrainFixture {
 
             updates.add(JSON.createObjectNode().put("update_id", 2).set("callback_query", JSON.createObjectNode()
                     .put("id", "cb1").put("data", once)
-                    .<com.fasterxml.jackson.databind.node.ObjectNode>set("from", JSON.createObjectNode()
+                    .<ObjectNode>set("from", JSON.createObjectNode()
                             .put("username", "owner"))
                     .set("message", JSON.createObjectNode().put("message_id", 77)
                             .set("chat", JSON.createObjectNode().put("id", 42)))));

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,7 +25,6 @@ import java.util.logging.Logger;
 import java.util.logging.SimpleFormatter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -151,13 +151,13 @@ class WorkerFailureTest extends BrainFixture {
         while (!sleepers().isEmpty() && System.nanoTime() < end) {
             Thread.sleep(25);
         }
-        assertEquals(java.util.List.of(), sleepers(), "the sleep survived");
+        assertEquals(List.of(), sleepers(), "the sleep survived");
         assertEquals("cancelled", task(id).path("status").asText());
     }
 
-    private static java.util.List<ProcessHandle> sleepers() {
+    private static List<ProcessHandle> sleepers() {
         return ProcessHandle.allProcesses().filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().arguments().map(a -> java.util.Arrays.asList(a).contains("987.5")).orElse(false))
+                .filter(p -> p.info().arguments().map(a -> Arrays.asList(a).contains("987.5")).orElse(false))
                 .filter(p -> p.info().command().map(c -> c.endsWith("sleep")).orElse(false))
                 .toList();
     }

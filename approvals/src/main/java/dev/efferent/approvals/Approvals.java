@@ -25,11 +25,15 @@ import dev.efferent.tools.spi.Risk;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +55,7 @@ public final class Approvals implements AutoCloseable {
 
     private final Router router;
     private final BiFunction<String, JsonNode, Risk> judge;
-    private final List<Answered> answeredListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Answered> answeredListeners = new CopyOnWriteArrayList<>();
     private final ApprovalSettings settings;
     private final Space<JsonNode> audits;
     private final Space<String> rules;
@@ -90,7 +94,7 @@ public final class Approvals implements AutoCloseable {
     /** The configured rules and those people added with "allow always" (here or on another brain of the database). */
     private Policy withAddedRules() {
         Policy p = settings.policy();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (String added : rules.tail(ADDED_RULES, 1_000)) {
             if (!seen.add(added)) {
                 continue;
@@ -142,7 +146,7 @@ public final class Approvals implements AutoCloseable {
     }
 
     /** How long a held call waits for an answer. */
-    public java.time.Duration timeout() {
+    public Duration timeout() {
         return settings.timeout();
     }
 
@@ -153,18 +157,35 @@ public final class Approvals implements AutoCloseable {
     }
 
     /**
-     * A person allowed {@code taskId}: once, or always (a rule for this exact call is added and shown).
+     * A person allowed {@code taskId} through the REST API: once, or always (a rule for this exact call is added and
+     * shown).
      *
-     * @param by          who answered: a conversation's key, or {@code api}
+     * @param by     who answered: {@code api}
+     * @param always whether calls like this one run from now on without asking
+     * @return what to tell the person
+     * @throws RouterException NOT_FOUND for an unknown task, CONFLICT for one not waiting for approval
+     */
+    public String approve(String taskId, String by, boolean always) {
+        return approved(held(taskId), by, always);
+    }
+
+    /**
+     * A person allowed {@code taskId} in a conversation: once, or always (a rule for this exact call is added and
+     * shown).
+     *
+     * @param by          who answered: a conversation's key
      * @param always      whether calls like this one run from now on without asking
-     * @param participant the conversation the answer came from, which must be the one that started the task; empty
-     *                    for the REST API
+     * @param participant the conversation the answer came from, which must be the one that started the task
      * @return what to tell the person
      * @throws RouterException NOT_FOUND for an unknown task, CONFLICT for one not waiting for approval or another
      *                         conversation's
      */
-    public String approve(String taskId, String by, boolean always, Optional<String> participant) {
-        Task task = held(taskId, participant);
+    public String approve(String taskId, String by, boolean always, String participant) {
+        return approved(held(taskId, participant), by, always);
+    }
+
+    private String approved(Task task, String by, boolean always) {
+        String taskId = task.id();
         Submission s = router.approve(taskId);
         String added = "";
         if (always) {
@@ -190,12 +211,26 @@ public final class Approvals implements AutoCloseable {
     }
 
     /**
-     * A person refused {@code taskId}: it is cancelled, and whoever waits for it is told why.
+     * A person refused {@code taskId} through the REST API: it is cancelled, and whoever waits for it is told why.
      *
      * @return what to tell the person
      */
-    public String deny(String taskId, String by, String reason, Optional<String> participant) {
-        Task task = held(taskId, participant);
+    public String deny(String taskId, String by, String reason) {
+        return denied(held(taskId), by, reason);
+    }
+
+    /**
+     * A person refused {@code taskId} in the conversation {@code participant}, which must be the one that started
+     * it: it is cancelled, and whoever waits for it is told why.
+     *
+     * @return what to tell the person
+     */
+    public String deny(String taskId, String by, String reason, String participant) {
+        return denied(held(taskId, participant), by, reason);
+    }
+
+    private String denied(Task task, String by, String reason) {
+        String taskId = task.id();
         String why = "denied by the user" + (reason.isBlank() ? "" : ": " + reason.strip());
         router.deny(taskId, why);
         record(taskId, json.createObjectNode().put("event", "denied").put("by", by).put("reason", reason.strip()));
@@ -204,10 +239,14 @@ public final class Approvals implements AutoCloseable {
         return "Denied " + task.tool() + " (" + taskId + ").";
     }
 
-    /** The tasks waiting for an answer; of one conversation's, when its key ({@code session}) is given. */
-    public List<Task> pending(Optional<String> session) {
-        return router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500).stream()
-                .filter(t -> session.isEmpty() || t.session().equals(session)).toList();
+    /** The tasks waiting for an answer. */
+    public List<Task> pending() {
+        return router.tasks(Set.of(TaskStatus.AWAITING_APPROVAL), 500).stream().toList();
+    }
+
+    /** The tasks of one conversation, its key {@code session}, waiting for an answer. */
+    public List<Task> pending(String session) {
+        return pending().stream().filter(t -> t.session().equals(Optional.of(session))).toList();
     }
 
     /** What became of {@code taskId}'s approval, in a line: e.g. {@code approved by console:abc (once)}. */
@@ -238,7 +277,7 @@ public final class Approvals implements AutoCloseable {
      */
     public void noOneToAsk(Task task, String why) {
         LOG.log(Level.WARNING, "Task {0} ({1}) needs approval but {2}: the fallback ({3}) applies at once", task.id(),
-                task.tool(), why, settings.fallback().name().toLowerCase(java.util.Locale.ROOT));
+                task.tool(), why, settings.fallback().name().toLowerCase(Locale.ROOT));
         fallback(task, why);
     }
 
@@ -247,17 +286,30 @@ public final class Approvals implements AutoCloseable {
         timer.shutdownNow();
     }
 
-    private Task held(String taskId, Optional<String> participant) {
-        Task task = router.task(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
-                "no task with id '" + taskId + "'"));
-        if (participant.isPresent() && !task.session().equals(participant)) {
+    private Task held(String taskId, String participant) {
+        Task task = found(taskId);
+        if (!task.session().equals(Optional.of(participant))) {
             // Said the same way as an unknown id: another conversation's tasks are not this one's to see.
             throw new RouterException(RouterException.Kind.NOT_FOUND, "no task with id '" + taskId + "' in this "
                     + "conversation");
         }
+        return waiting(task);
+    }
+
+    private Task held(String taskId) {
+        return waiting(found(taskId));
+    }
+
+    private Task found(String taskId) {
+        return router.task(taskId).orElseThrow(() -> new RouterException(RouterException.Kind.NOT_FOUND,
+                "no task with id '" + taskId + "'"));
+    }
+
+    private Task waiting(Task task) {
+        String taskId = task.id();
         if (task.status() != TaskStatus.AWAITING_APPROVAL) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is not waiting for "
-                    + "approval (it is " + task.status().name().toLowerCase(java.util.Locale.ROOT) + ")");
+                    + "approval (it is " + task.status().name().toLowerCase(Locale.ROOT) + ")");
         }
         return task;
     }
@@ -324,8 +376,8 @@ public final class Approvals implements AutoCloseable {
                 router.deny(task.id(), why + "; denied by default (approvals.fallback)");
             }
             record(task.id(), json.createObjectNode().put("event", "expired").put("why", why)
-                    .put("fallback", settings.fallback().name().toLowerCase(java.util.Locale.ROOT)));
-            tell(task, "Not answered: " + why + "; " + settings.fallback().name().toLowerCase(java.util.Locale.ROOT)
+                    .put("fallback", settings.fallback().name().toLowerCase(Locale.ROOT)));
+            tell(task, "Not answered: " + why + "; " + settings.fallback().name().toLowerCase(Locale.ROOT)
                     + " by default.");
         } catch (RouterException e) {
             // Answered meanwhile (here or on another brain): the answer stands, the fallback does nothing.

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.queue.Task;
 
-import java.util.Optional;
 
 /**
  * Tool calls an {@link Extension} makes on the person's behalf (an automation's steps), started exactly as the
@@ -32,10 +31,9 @@ public interface Calls {
      * @param step         the step of the run, from 0
      * @param tool         the tool
      * @param params       its arguments
-     * @param worker       the machine that must run it; else the conversation's active one, or any
+     * @param worker       the machine that must run it; {@code ""} for the conversation's active one, or any
      * @param askFirst     hold it for a yes even where the policy would let it run
      */
     Started start(Conversation conversation, String run, int step, String tool, ObjectNode params,
-                  // optional: implemented in agent, called from scheduler; the final pass of issue 39 changes it
-                  Optional<String> worker, boolean askFirst);
+                  String worker, boolean askFirst);
 }

@@ -3,6 +3,8 @@ package dev.efferent.bench;
 import dev.efferent.agent.Agent;
 import dev.efferent.agent.AgentSettings;
 import dev.efferent.agent.Models;
+import dev.efferent.approvals.ApprovalSettings;
+import dev.efferent.approvals.Approvals;
 import dev.efferent.calls.Gateway;
 import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
@@ -13,6 +15,10 @@ import dev.efferent.conversations.ChatService;
 import dev.efferent.model.scripted.Received;
 import dev.efferent.model.scripted.ScriptedModelServer;
 import dev.efferent.model.scripted.Step;
+import dev.efferent.model.spi.Model;
+import dev.efferent.model.spi.ModelListener;
+import dev.efferent.model.spi.ModelReply;
+import dev.efferent.model.spi.ModelRequest;
 import dev.efferent.router.Stores;
 import dev.efferent.store.Store;
 
@@ -30,6 +36,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -53,9 +61,9 @@ final class AgentBench {
             Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
             Timed timed = new Timed(Models.providers().select("openai").open(key -> Optional.ofNullable(m.get(key))));
             Store records = Stores.inMemory();
-            dev.efferent.approvals.Approvals approvals = new dev.efferent.approvals.Approvals(brain.router,
-                    dev.efferent.approvals.ApprovalSettings.defaults(), records, Clock.systemUTC());
-            Agent agent = new Agent(brain.router, Optional.of(timed), AgentSettings.defaults(), approvals, records,
+            Approvals approvals = new Approvals(brain.router,
+                    ApprovalSettings.defaults(), records, Clock.systemUTC());
+            Agent agent = new Agent(brain.router, timed, AgentSettings.defaults(), approvals, records,
                     Clock.systemUTC());
             ChatService chat = new ChatService(new Gateway(brain.router, approvals), agent, 2_000, Duration.ofSeconds(3), Clock.systemUTC());
             brain.router.addListener(chat);
@@ -64,7 +72,7 @@ final class AgentBench {
             Conversation c = new Conversation(FirstPiece.NAME, "bench");
 
             // The bench worker heartbeats only when asked; a run longer than two intervals would lose it.
-            java.util.concurrent.ScheduledExecutorService beat = java.util.concurrent.Executors
+            ScheduledExecutorService beat = Executors
                     .newSingleThreadScheduledExecutor();
             beat.scheduleAtFixedRate(worker::heartbeat, 5, 5, TimeUnit.SECONDS);
             // Three runs; each figure is the median of the runs' values.
@@ -160,13 +168,13 @@ final class AgentBench {
     }
 
     /** The model, timed: when the first call of a turn returned and the second began. */
-    private static final class Timed implements dev.efferent.model.spi.Model {
-        private final dev.efferent.model.spi.Model model;
+    private static final class Timed implements Model {
+        private final Model model;
         volatile int calls;
         volatile long firstCallReturned;
         volatile long secondCallStarted;
 
-        Timed(dev.efferent.model.spi.Model model) {
+        Timed(Model model) {
             this.model = model;
         }
 
@@ -176,12 +184,12 @@ final class AgentBench {
         }
 
         @Override
-        public dev.efferent.model.spi.ModelReply complete(dev.efferent.model.spi.ModelRequest request,
-                                                          dev.efferent.model.spi.ModelListener listener) {
+        public ModelReply complete(ModelRequest request,
+                                                          ModelListener listener) {
             if (++calls == 2) {
                 secondCallStarted = System.nanoTime();
             }
-            dev.efferent.model.spi.ModelReply reply = model.complete(request, listener);
+            ModelReply reply = model.complete(request, listener);
             if (calls == 1) {
                 firstCallReturned = System.nanoTime();
             }

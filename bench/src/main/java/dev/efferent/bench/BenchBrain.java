@@ -9,6 +9,7 @@ import dev.efferent.router.Router;
 import dev.efferent.router.RouterSettings;
 import dev.efferent.router.Stores;
 import dev.efferent.store.Store;
+import io.helidon.common.socket.SocketOptions;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.websocket.WsRouting;
 import io.helidon.websocket.WsListener;
@@ -39,11 +40,11 @@ final class BenchBrain implements AutoCloseable {
         store = Stores.providers().build().select(provider).open(key -> Optional.ofNullable(queueSettings.get(key)),
                 Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(15)),
-                queue, store, Optional.empty(), new ProtocolCodec(), Clock.systemUTC());
+                queue, store, new ProtocolCodec(), Clock.systemUTC());
         WsRouting.Builder sockets = WsRouting.builder().endpoint("/echo", Echo::new);
         WorkerSocketFeature.standalone(router, SECRET, new ProtocolCodec()).sockets(sockets);
         server = WebServer.builder().host("127.0.0.1").port(0)
-                .connectionOptions(io.helidon.common.socket.SocketOptions.builder().tcpNoDelay(true).build())
+                .connectionOptions(SocketOptions.builder().tcpNoDelay(true).build())
                 .addRouting(sockets)
                 .build().start();
     }

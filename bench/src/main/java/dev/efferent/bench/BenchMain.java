@@ -1,8 +1,10 @@
 package dev.efferent.bench;
 
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
 import dev.efferent.router.TaskRequest;
+import io.helidon.common.socket.SocketOptions;
 import io.helidon.webclient.websocket.WsClient;
 import io.helidon.websocket.WsListener;
 import io.helidon.websocket.WsSession;
@@ -15,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.LogManager;
 
 /**
  * Runs the scenarios and prints one line per figure ({@code key = value}); bench/run.sh turns them into a report
@@ -40,7 +43,7 @@ public final class BenchMain {
             scenarios = List.of("roundtrip", "throughput", "drain", "queue", "connections", "agent", "stack");
         }
         if (!Boolean.getBoolean("efferent.bench.log")) {
-            java.util.logging.LogManager.getLogManager().reset();
+            LogManager.getLogManager().reset();
         }
         for (String s : scenarios) {
             long start = System.nanoTime();
@@ -117,7 +120,7 @@ public final class BenchMain {
     private static void one(Router router) throws Exception {
         Task submitted = router.submit(TaskRequest.of("noop", BenchWorker.JSON.createObjectNode())).task();
         Task done = router.completion(submitted.id()).get(10, TimeUnit.SECONDS);
-        if (done.status() != dev.efferent.queue.TaskStatus.COMPLETED) {
+        if (done.status() != TaskStatus.COMPLETED) {
             throw new IllegalStateException("noop ended " + done.status());
         }
     }
@@ -133,7 +136,7 @@ public final class BenchMain {
         AtomicReference<CompletableFuture<String>> pending = new AtomicReference<>();
         CompletableFuture<WsSession> open = new CompletableFuture<>();
         WsClient.builder().baseUri("ws://127.0.0.1:" + port)
-                .socketOptions(io.helidon.common.socket.SocketOptions.builder().tcpNoDelay(true).build())
+                .socketOptions(SocketOptions.builder().tcpNoDelay(true).build())
                 .build().connect("/echo", new WsListener() {
             @Override
             public void onOpen(WsSession session) {
@@ -227,7 +230,7 @@ public final class BenchMain {
                     brain.router.completion(id).get(120, TimeUnit.SECONDS);
                 }
                 runs[run] = System.nanoTime() - start;
-                if (brain.router.task(last).orElseThrow().status() != dev.efferent.queue.TaskStatus.COMPLETED) {
+                if (brain.router.task(last).orElseThrow().status() != TaskStatus.COMPLETED) {
                     throw new IllegalStateException("drain did not complete");
                 }
                 worker.close();

@@ -11,12 +11,19 @@ import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
 import dev.efferent.protocol.WorkerRegister;
+import io.helidon.common.buffers.BufferData;
+import io.helidon.common.socket.SocketOptions;
+import io.helidon.http.HeaderNames;
+import io.helidon.http.HeaderValues;
 import io.helidon.webclient.websocket.WsClient;
 import io.helidon.websocket.WsListener;
 import io.helidon.websocket.WsSession;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * A worker speaking the protocol with one tool, {@code noop}, that answers at once: it measures what the brain and
@@ -34,8 +41,8 @@ final class BenchWorker implements WsListener {
     private final int slots;
     final CompletableFuture<WorkerAck> registered = new CompletableFuture<>();
     private volatile WsSession session;
-    private static final java.util.concurrent.ExecutorService REPLIES =
-            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private static final ExecutorService REPLIES =
+            Executors.newVirtualThreadPerTaskExecutor();
 
     BenchWorker(String id, int slots) {
         this.id = id;
@@ -50,11 +57,11 @@ final class BenchWorker implements WsListener {
     static BenchWorker connect(int port, String id, int slots, String secret) {
         BenchWorker worker = new BenchWorker(id, slots);
         var builder = WsClient.builder().baseUri("ws://127.0.0.1:" + port)
-                .socketOptions(io.helidon.common.socket.SocketOptions.builder().tcpNoDelay(true)
+                .socketOptions(SocketOptions.builder().tcpNoDelay(true)
                         // Idle workers hear nothing for long stretches; the default 30 s read timeout would end them.
-                        .readTimeout(java.time.Duration.ofHours(1)).build());
+                        .readTimeout(Duration.ofHours(1)).build());
         if (secret != null) {
-            builder.addHeader(io.helidon.http.HeaderValues.create(io.helidon.http.HeaderNames.AUTHORIZATION,
+            builder.addHeader(HeaderValues.create(HeaderNames.AUTHORIZATION,
                     "Bearer " + secret));
         }
         builder.build().connect("/ws/worker", worker);
@@ -68,7 +75,7 @@ final class BenchWorker implements WsListener {
     }
 
     @Override
-    public void onPing(WsSession session, io.helidon.common.buffers.BufferData buffer) {
+    public void onPing(WsSession session, BufferData buffer) {
         // The brain pings quiet links and drops those that do not answer.
         session.pong(buffer);
     }

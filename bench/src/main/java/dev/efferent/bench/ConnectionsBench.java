@@ -8,10 +8,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
@@ -56,7 +55,7 @@ final class ConnectionsBench {
         ScheduledExecutorService heartbeats = Executors.newSingleThreadScheduledExecutor();
         try {
             awaitHealthy(http, port, brain, log);
-            List<BenchWorker> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<BenchWorker> workers = new CopyOnWriteArrayList<>();
             // Heartbeats start with the first connection: connecting thousands takes longer than 2 × the interval.
             heartbeats.scheduleAtFixedRate(() -> workers.forEach(w -> Thread.ofVirtual().start(() -> {
                 try {

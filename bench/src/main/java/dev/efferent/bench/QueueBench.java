@@ -12,16 +12,22 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -41,7 +47,7 @@ final class QueueBench {
 
     static void run(boolean smoke) throws Exception {
         double before = smoke ? 1 : pgbench();
-        Map<String, Double> figures = new java.util.LinkedHashMap<>();
+        Map<String, Double> figures = new LinkedHashMap<>();
         for (String provider : List.of("memory", "postgres")) {
             int n = smoke ? 200 : 16_000;
             if (!smoke) {
@@ -78,7 +84,7 @@ final class QueueBench {
             double enqueue = parallel(n, i -> q.enqueue(task()));
             double batch = parallel(n * 4, i -> {
                 if (i % 64 == 0) {
-                    q.enqueueAll(java.util.Collections.nCopies(64, task()));
+                    q.enqueueAll(Collections.nCopies(64, task()));
                 }
             });
             double unbatched = parallel(n, i -> claimAndComplete(q, 1));
@@ -122,7 +128,7 @@ final class QueueBench {
             claimed.forEach(t -> q.complete(t.id(), "{}"));
         } else {
             // Batched: the claims in one statement, their completions flushed in one more.
-            Map<String, String> results = new java.util.HashMap<>();
+            Map<String, String> results = new HashMap<>();
             claimed.forEach(t -> results.put(t.id(), "{}"));
             q.completeAll(results);
         }
@@ -181,7 +187,7 @@ final class QueueBench {
         }
         // Results are stored off the claimer's thread, as the brain's router does: a slow commit of one does not
         // hold up the next claim.
-        try (java.util.concurrent.ExecutorService completions = java.util.concurrent.Executors.newSingleThreadExecutor()) {
+        try (ExecutorService completions = Executors.newSingleThreadExecutor()) {
             Thread claimer = Thread.ofPlatform().start(() -> {
                 int seen = 0;
                 while (seen < count) {
@@ -337,7 +343,7 @@ final class QueueBench {
         Properties props = new Properties();
         props.setProperty("user", USER);
         try (Connection c = DriverManager.getConnection(URL, props); Statement s = c.createStatement();
-             java.sql.ResultSet rs = s.executeQuery(query)) {
+             ResultSet rs = s.executeQuery(query)) {
             if (!rs.next()) {
                 throw new IllegalStateException("no row from: " + query);
             }

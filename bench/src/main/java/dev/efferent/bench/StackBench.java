@@ -1,21 +1,26 @@
 package dev.efferent.bench;
 
+import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.IntStream;
 
 /**
  * The path a VPS user runs, whole: callers POST a near no-op task ({@code stat} of one directory) to the REST API
@@ -28,7 +33,7 @@ final class StackBench {
     private static final String SECRET = "bench-secret-bench-secret";
     private static final String TOKEN = "bench-token-bench-token";
     /** The rows: concurrent callers each ({@code -Defferent.bench.stack.callers=1} for one row, to profile it). */
-    private static final int[] CALLERS = java.util.Arrays.stream(System.getProperty("efferent.bench.stack.callers",
+    private static final int[] CALLERS = Arrays.stream(System.getProperty("efferent.bench.stack.callers",
             "1,8,64").split(",")).mapToInt(c -> Integer.parseInt(c.strip())).toArray();
     private static final int WORKERS = 2;
 
@@ -202,26 +207,26 @@ final class StackBench {
     private static final class Submitter implements AutoCloseable {
         private final int port;
         private final byte[] request;
-        private java.net.Socket socket;
-        private java.io.BufferedInputStream in;
+        private Socket socket;
+        private BufferedInputStream in;
 
         Submitter(int port, String body) {
             this.port = port;
-            byte[] json = body.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] json = body.getBytes(StandardCharsets.UTF_8);
             byte[] head = ("POST /api/v1/tasks?wait=30 HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
                     + TOKEN + "\r\nContent-Type: application/json\r\nContent-Length: " + json.length + "\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            request = java.util.Arrays.copyOf(head, head.length + json.length);
+                    .getBytes(StandardCharsets.US_ASCII);
+            request = Arrays.copyOf(head, head.length + json.length);
             System.arraycopy(json, 0, request, head.length, json.length);
         }
 
         /** Submits the task and reads the answer: 200 with the task completed, or it throws. */
         void submit() throws IOException {
             if (socket == null) {
-                socket = new java.net.Socket("127.0.0.1", port);
+                socket = new Socket("127.0.0.1", port);
                 socket.setTcpNoDelay(true);
                 socket.setSoTimeout(60_000);
-                in = new java.io.BufferedInputStream(socket.getInputStream());
+                in = new BufferedInputStream(socket.getInputStream());
             }
             socket.getOutputStream().write(request);
             String status = line();
@@ -244,7 +249,7 @@ final class StackBench {
                 throw new IOException("the brain closed the connection after " + read.length + " of " + length
                         + " bytes of its answer");
             }
-            String body = new String(read, java.nio.charset.StandardCharsets.UTF_8);
+            String body = new String(read, StandardCharsets.UTF_8);
             if (close) {
                 close();
             }
@@ -295,7 +300,7 @@ final class StackBench {
     private static void awaitWorkers(HttpClient http, int port, int workers) throws Exception {
         for (int i = 0; i < 600; i++) {
             String body = get(http, port, "/api/v1/workers").body();
-            boolean named = java.util.stream.IntStream.range(0, workers).allMatch(w -> body.contains("\"name\":\"w" + w + "\""));
+            boolean named = IntStream.range(0, workers).allMatch(w -> body.contains("\"name\":\"w" + w + "\""));
             if (named && body.split("\"online\":true", -1).length - 1 >= workers) {
                 return;
             }
@@ -311,7 +316,7 @@ final class StackBench {
 
     /** The JVM options in system property {@code name}, space-separated, or {@code defaults}. */
     private static List<String> jvmOptions(String name, String defaults) {
-        return java.util.Arrays.stream(System.getProperty(name, defaults).trim().split(" +"))
+        return Arrays.stream(System.getProperty(name, defaults).trim().split(" +"))
                 .filter(o -> !o.isEmpty()).toList();
     }
 }

@@ -110,24 +110,37 @@ public final class Gateway {
     }
 
     /**
-     * What the approval policy says of {@code origin}'s call of {@code tool} with {@code params}. A call that names
-     * its machine is judged for it. One that does not is judged for every machine that could take it, and the
-     * strictest answer holds, so that "deny * on prod" cannot be dodged by naming none; an origin whose standing says
-     * so is judged as naming none as well, even when only one machine could take it.
+     * What the approval policy says of {@code origin}'s call of {@code tool} with {@code params} that names its
+     * machine: it is judged for that machine.
      *
-     * @param named      the machine the call names, if any
+     * @param named the machine the call names
+     */
+    public Judgement judge(Origin origin, ToolDescriptor tool, ObjectNode params, String named) {
+        Call call = new Call(tool.name(), hints(tool), params, Optional.of(named));
+        if (!origin.standing().judged()) {
+            // A person's own command, or what they set up to run: their yes was given when they asked.
+            return new Judgement(new Verdict(Decision.ALLOW, "asked by the person"), call);
+        }
+        return new Judgement(approvals.decide(call), call);
+    }
+
+    /**
+     * What the approval policy says of {@code origin}'s call of {@code tool} with {@code params} that names no
+     * machine. It is judged for every machine that could take it, and the strictest answer holds, so that
+     * "deny * on prod" cannot be dodged by naming none; an origin whose standing says so is judged as naming none as
+     * well, even when only one machine could take it.
+     *
      * @param candidates the machines that could take it
      */
-    public Judgement judge(Origin origin, ToolDescriptor tool, ObjectNode params, Optional<String> named,
-                           List<String> candidates) {
-        ToolHints hints = new ToolHints(tool.readOnly(), tool.destructive(), tool.idempotent(), tool.openWorld());
+    public Judgement judge(Origin origin, ToolDescriptor tool, ObjectNode params, List<String> candidates) {
+        ToolHints hints = hints(tool);
         if (!origin.standing().judged()) {
             // A person's own command, or what they set up to run: their yes was given when they asked.
             return new Judgement(new Verdict(Decision.ALLOW, "asked by the person"), new Call(tool.name(), hints,
-                    params, named));
+                    params, Optional.empty()));
         }
-        Optional<String> machine = named.or(() -> candidates.size() == 1 && !origin.standing().judgedAsNamingNone()
-                ? Optional.of(candidates.getFirst()) : Optional.empty());
+        Optional<String> machine = candidates.size() == 1 && !origin.standing().judgedAsNamingNone()
+                ? Optional.of(candidates.getFirst()) : Optional.empty();
         Call judged = new Call(tool.name(), hints, params, machine);
         Verdict verdict = approvals.decide(judged);
         if (machine.isEmpty()) {
@@ -139,6 +152,10 @@ public final class Gateway {
             }
         }
         return new Judgement(verdict, judged);
+    }
+
+    private static ToolHints hints(ToolDescriptor tool) {
+        return new ToolHints(tool.readOnly(), tool.destructive(), tool.idempotent(), tool.openWorld());
     }
 
     /**

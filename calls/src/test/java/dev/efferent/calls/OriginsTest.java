@@ -20,8 +20,7 @@ class OriginsTest {
         for (Origin origin : List.of(new Origin.Person(CHAT), new Origin.Assistant(CHAT, "t1", 3, "call:7"),
                 new Origin.Automation(CHAT, "r1", 2), new Origin.Schedule(CHAT, "s1", Instant.parse(
                         "2026-11-28T10:00:00Z")), new Origin.Api("api"), new Origin.Mcp("8f2c"))) {
-            Task task = task(Optional.of(origin.browserSession()), Optional.of(Origins.encode(origin)),
-                    origin.idempotencyKey());
+            Task task = task(origin.browserSession(), Origins.encode(origin), origin.idempotencyKey().orElse(""));
             assertEquals(Optional.of(origin), Origins.of(task), origin.toString());
         }
     }
@@ -29,27 +28,23 @@ class OriginsTest {
     @Test
     void aTaskFromBeforeOriginsIsReadFromItsSessionAndKey() {
         assertEquals(Optional.of(new Origin.Assistant(CHAT, "t1", 3, "call:7")),
-                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.of("assistant:t1:3:call:7"))));
+                Origins.of(task("console:tab-1", "", "assistant:t1:3:call:7")));
         assertEquals(Optional.of(new Origin.Automation(CHAT, "r1", 2)),
-                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.of("assistant:automation:r1:2"))));
+                Origins.of(task("console:tab-1", "", "assistant:automation:r1:2")));
         assertEquals(Optional.of(new Origin.Schedule(CHAT, "s1", Instant.parse("2026-11-28T10:00:00Z"))),
-                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(),
-                        Optional.of("schedule:s1:2026-11-28T10:00:00Z"))));
+                Origins.of(task("console:tab-1", "", "schedule:s1:2026-11-28T10:00:00Z")));
         assertEquals(Optional.of(new Origin.Person(CHAT)),
-                Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.empty())));
-        assertEquals(Optional.of(new Origin.Api("api")), Origins.of(task(Optional.of("api"), Optional.empty(),
-                Optional.of("my-key"))));
-        assertEquals(Optional.empty(), Origins.of(task(Optional.empty(), Optional.empty(), Optional.empty())));
+                Origins.of(task("console:tab-1", "", "")));
+        assertEquals(Optional.of(new Origin.Api("api")), Origins.of(task("api", "", "my-key")));
+        assertEquals(Optional.empty(), Origins.of(task("", "", "")));
     }
 
     @Test
     void aKeyFromBeforeOriginsIsKnownByItsPrefixEvenWhenItsPartsDoNotParse() {
-        Origin assistant = Origins.of(task(Optional.of("console:tab-1"), Optional.empty(), Optional.of("assistant:x")))
+        Origin assistant = Origins.of(task("console:tab-1", "", "assistant:x"))
                 .orElseThrow();
-        Origin automation = Origins.of(task(Optional.of("console:tab-1"), Optional.empty(),
-                Optional.of("assistant:automation:r1:two"))).orElseThrow();
-        Origin schedule = Origins.of(task(Optional.of("console:tab-1"), Optional.empty(),
-                Optional.of("schedule:s1:yesterday"))).orElseThrow();
+        Origin automation = Origins.of(task("console:tab-1", "", "assistant:automation:r1:two")).orElseThrow();
+        Origin schedule = Origins.of(task("console:tab-1", "", "schedule:s1:yesterday")).orElseThrow();
 
         assertEquals(new Origin.Assistant(CHAT, "x", 0, ""), assistant);
         assertEquals(new Origin.Automation(CHAT, "r1", 0), automation);
@@ -70,22 +65,25 @@ class OriginsTest {
                 "{\"kind\":\"person\",\"conversation\":\" : \"}",
                 "{\"kind\":\"schedule\",\"conversation\":\"console:tab-1\",\"id\":\"s\",\"fire\":\"soon\"}",
                 "[]")) {
-            assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),
-                    Optional.of(bad), Optional.empty())), bad);
+            assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task("console:tab-1", bad, "")), bad);
         }
-        assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),
-                Optional.of("{not json"), Optional.empty())));
-        assertEquals(Optional.empty(), Origins.of(task(Optional.of("nowhere"), Optional.of("{\"kind\":\"alien\"}"),
-                Optional.empty())));
+        assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task("console:tab-1", "{not json", "")));
+        assertEquals(Optional.empty(), Origins.of(task("nowhere", "{\"kind\":\"alien\"}", "")));
         // Only the task's own origin counts: a forged kind in the key of a task that has one changes nothing.
-        assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task(Optional.of("console:tab-1"),
-                Optional.of(Origins.encode(new Origin.Person(CHAT))), Optional.of("assistant:t1:1:c1"))));
+        assertEquals(Optional.of(new Origin.Person(CHAT)), Origins.of(task("console:tab-1",
+                Origins.encode(new Origin.Person(CHAT)), "assistant:t1:1:c1")));
     }
 
-    private static Task task(Optional<String> session, Optional<String> origin, Optional<String> key) {
+    /** A task with the {@code session}, {@code origin} and idempotency {@code key} given; an empty one for none. */
+    private static Task task(String session, String origin, String key) {
         Instant now = Instant.EPOCH;
         return new Task("t1", "read_file", "{}", 5, TaskStatus.QUEUED, 0, 1, now, Duration.ofMinutes(5),
-                Optional.empty(), session, origin, key, Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.empty(), given(session), given(origin), given(key), Optional.empty(), Optional.empty(),
+                Optional.empty(),
                 Optional.empty(), now, now, Optional.empty(), Optional.empty());
+    }
+
+    private static Optional<String> given(String value) {
+        return Optional.of(value).filter(v -> !v.isEmpty());
     }
 }

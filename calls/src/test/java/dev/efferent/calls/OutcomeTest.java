@@ -16,9 +16,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class OutcomeTest {
     @Test
     void aCompletedTasksResultIsReadOnce() {
-        Outcome outcome = Outcome.of(task(TaskStatus.COMPLETED, Optional.of("""
+        Outcome outcome = Outcome.of(task(TaskStatus.COMPLETED, """
                 {"content":[{"type":"text","text":"hello"},{"type":"image","mimeType":"image/png","data":"AA=="}],\
-                "isError":false}"""), Optional.empty())).orElseThrow();
+                "isError":false}""", "")).orElseThrow();
 
         assertTrue(outcome.ok());
         assertEquals("hello\n[an image, image/png, shown to the person]", outcome.text());
@@ -26,8 +26,8 @@ class OutcomeTest {
 
     @Test
     void aResultTheToolMarkedAsAnErrorCompletedButIsNotOk() {
-        Outcome outcome = Outcome.of(task(TaskStatus.COMPLETED, Optional.of("""
-                {"content":[{"type":"text","text":"no such file"}],"isError":true}"""), Optional.empty()))
+        Outcome outcome = Outcome.of(task(TaskStatus.COMPLETED, """
+                {"content":[{"type":"text","text":"no such file"}],"isError":true}""", ""))
                 .orElseThrow();
 
         assertInstanceOf(Outcome.Completed.class, outcome);
@@ -38,22 +38,24 @@ class OutcomeTest {
     @Test
     void failedAndCancelledTasksSayWhy() {
         assertEquals(new Outcome.Failed("Worker disconnected"),
-                Outcome.of(task(TaskStatus.FAILED, Optional.empty(), Optional.of("Worker disconnected"))).orElseThrow());
+                Outcome.of(task(TaskStatus.FAILED, "", "Worker disconnected")).orElseThrow());
         assertEquals(new Outcome.Failed("no reason given"),
-                Outcome.of(task(TaskStatus.FAILED, Optional.empty(), Optional.empty())).orElseThrow());
+                Outcome.of(task(TaskStatus.FAILED, "", "")).orElseThrow());
         assertEquals(new Outcome.Cancelled("cancelled"),
-                Outcome.of(task(TaskStatus.CANCELLED, Optional.empty(), Optional.empty())).orElseThrow());
+                Outcome.of(task(TaskStatus.CANCELLED, "", "")).orElseThrow());
     }
 
     @Test
     void aTaskThatHasNotFinishedHasNoOutcome() {
-        assertEquals(Optional.empty(), Outcome.of(task(TaskStatus.RUNNING, Optional.empty(), Optional.empty())));
+        assertEquals(Optional.empty(), Outcome.of(task(TaskStatus.RUNNING, "", "")));
     }
 
-    private static Task task(TaskStatus status, Optional<String> result, Optional<String> error) {
+    /** A task with the {@code result} and {@code error} given; an empty one for none. */
+    private static Task task(TaskStatus status, String result, String error) {
         Instant now = Instant.EPOCH;
         return new Task("t1", "read_file", "{}", 5, status, 1, 1, now, Duration.ofMinutes(5), Optional.empty(),
-                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), result, error,
+                Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
+                Optional.of(result).filter(r -> !r.isEmpty()), Optional.of(error).filter(e -> !e.isEmpty()),
                 now, now, Optional.empty(), Optional.empty());
     }
 }

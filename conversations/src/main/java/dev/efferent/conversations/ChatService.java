@@ -21,6 +21,7 @@ import java.lang.System.Logger.Level;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -28,6 +29,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The assistant's side of every conversation: commands in, replies out, and the checkpoints of the tasks a
@@ -64,7 +67,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
     private final ConversationStore store;
     private final Router router;
     private final AssistantHost host;
-    private final java.util.concurrent.atomic.AtomicBoolean started = new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean started = new AtomicBoolean();
 
     /**
      * A chat service.
@@ -177,7 +180,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         start();
         Conversation c = message.conversation();
         CompletableFuture<List<ConversationEntry>> done = new CompletableFuture<>();
-        List<ConversationEntry> said = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<ConversationEntry> said = new CopyOnWriteArrayList<>();
         // In the conversation's lane: a fast task's checkpoint cannot overtake the reply that announced it.
         lanes.post(c.key(), () -> {
             try {
@@ -219,7 +222,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             return;
         }
         Instant at = clock.instant();
-        List<String> started = new java.util.ArrayList<>(1);
+        List<String> started = new ArrayList<>(1);
         List<OutgoingMessage> replies;
         try {
             replies = commands.handle(message, started::add);
@@ -310,7 +313,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
             origin.flatMap(Origin::reportsTo).ifPresent(c -> lanes.post(c.key(),
                     () -> send(c, Checkpoints.compact(task, workerName(task)))));
         } else {
-            deliver(origin, checkpoints.finished(task));
+            deliver(task, checkpoints.finished(task));
         }
     }
 
@@ -341,13 +344,10 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
         }
     }
 
-    private void deliver(Task task, List<OutgoingMessage> messages) {
-        deliver(Origins.of(task), messages);
-    }
-
     /** To the conversation that hears what comes of the call, if there is one (the API's and MCP's calls have none). */
-    private void deliver(Optional<Origin> origin, List<OutgoingMessage> messages) {
-        origin.flatMap(Origin::reportsTo).ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
+    private void deliver(Task task, List<OutgoingMessage> messages) {
+        Origins.of(task).flatMap(Origin::reportsTo)
+                .ifPresent(c -> lanes.post(c.key(), () -> messages.forEach(m -> send(c, m))));
     }
 
     private String workerName(Task task) {
@@ -421,7 +421,7 @@ public final class ChatService implements Inbox, RouterListener, AutoCloseable {
                 LOG.log(Level.WARNING, "Channel " + c.name() + " did not close cleanly", e);
             }
         });
-        turns.close(java.time.Duration.ZERO);
+        turns.close(Duration.ZERO);
         // Checkpoints already on their way still go out.
         lanes.close(Duration.ofSeconds(2));
     }

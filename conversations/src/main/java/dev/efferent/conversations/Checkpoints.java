@@ -12,7 +12,6 @@ import java.util.List;
 
 /** The checkpoint messages of a task: {@code [🔄 NN%] …}, {@code [✅ Complete] …}, {@code [❌ Failed] …}. */
 final class Checkpoints {
-    private static final System.Logger LOG = System.getLogger(Checkpoints.class.getName());
     private final int maxChars;
 
     /** @param maxChars longest result text sent in one message; the rest is offered with /result */

@@ -24,6 +24,8 @@ import dev.efferent.store.StoreException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
@@ -97,7 +99,7 @@ public final class CommandHandler {
             if (text.isEmpty()) {
                 return List.of();
             }
-            List<OutgoingMessage> answered = new java.util.ArrayList<>();
+            List<OutgoingMessage> answered = new ArrayList<>();
             assistant.onMessage(message, new Replies() {
                 @Override
                 public void send(OutgoingMessage reply) {
@@ -230,7 +232,7 @@ public final class CommandHandler {
         boolean hands = router.settings().handsEnabled();
         Optional<String> active = router.activeWorker(conversation.key());
         Instant now = clock.instant();
-        String list = all.stream().sorted(java.util.Comparator.comparing(w -> !w.local()))
+        String list = all.stream().sorted(Comparator.comparing(w -> !w.local()))
                 .map(w -> w.local()
                         ? "● " + w.name() + "  this server: runs " + (hands ? "the brain's own tools"
                         : "every tool (single-machine mode)") + ", " + w.runningTasks() + " running"

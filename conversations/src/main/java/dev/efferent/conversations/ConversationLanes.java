@@ -1,6 +1,7 @@
 package dev.efferent.conversations;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
@@ -70,7 +71,7 @@ final class ConversationLanes {
     }
 
     /** Takes no more work, and waits up to {@code grace} for what was posted to be done. */
-    void close(java.time.Duration grace) {
+    void close(Duration grace) {
         synchronized (lanes) {
             closed = true;
         }

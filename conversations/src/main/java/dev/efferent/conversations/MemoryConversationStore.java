@@ -2,6 +2,7 @@ package dev.efferent.conversations;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +43,7 @@ public final class MemoryConversationStore implements ConversationStore {
     @Override
     public synchronized List<String> conversations(String prefix, int limit) {
         List<String> keys = new ArrayList<>(entries.keySet());
-        java.util.Collections.reverse(keys);
+        Collections.reverse(keys);
         return keys.stream().filter(k -> k.startsWith(prefix)).limit(Math.max(0, limit)).toList();
     }
 

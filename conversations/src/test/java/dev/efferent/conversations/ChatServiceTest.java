@@ -25,9 +25,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -58,10 +61,10 @@ class ChatServiceTest {
     @Test
     void anAssistantTakingFiveSecondsDelaysNoOtherConversation() throws Exception {
         Files.writeString(root.resolve("notes.txt"), "hello\n");
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         Assistant slow = (message, replies) -> {
             try {
@@ -106,12 +109,12 @@ class ChatServiceTest {
 
     @Test
     void whatTheAssistantSendsGoesOutAtOnceAndCommandsAreAnsweredWhileItsTurnWaits() throws Exception {
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
-        java.util.concurrent.CountDownLatch answered = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch answered = new CountDownLatch(1);
         Assistant asking = (message, replies) -> {
             replies.stream("thinking");
             try {
@@ -148,14 +151,14 @@ class ChatServiceTest {
         MemoryConversationStore store = new MemoryConversationStore(3, 2);
         for (int i = 0; i < 5; i++) {
             store.append(new ConversationEntry("test:a", true, "text", "m" + i, true, Optional.empty(),
-                    java.time.Instant.EPOCH));
+                    Instant.EPOCH));
         }
-        assertEquals(java.util.List.of("m2", "m3", "m4"), store.recent("test:a", 10).stream()
+        assertEquals(List.of("m2", "m3", "m4"), store.recent("test:a", 10).stream()
                 .map(ConversationEntry::text).toList());
-        assertEquals(java.util.List.of("m4"), store.recent("test:a", 1).stream().map(ConversationEntry::text).toList());
-        store.append(new ConversationEntry("test:b", true, "text", "b", true, Optional.empty(), java.time.Instant.EPOCH));
-        store.append(new ConversationEntry("test:c", true, "text", "c", true, Optional.empty(), java.time.Instant.EPOCH));
-        assertEquals(java.util.List.of(), store.recent("test:a", 10), "the least recent conversation is let go");
+        assertEquals(List.of("m4"), store.recent("test:a", 1).stream().map(ConversationEntry::text).toList());
+        store.append(new ConversationEntry("test:b", true, "text", "b", true, Optional.empty(), Instant.EPOCH));
+        store.append(new ConversationEntry("test:c", true, "text", "c", true, Optional.empty(), Instant.EPOCH));
+        assertEquals(List.of(), store.recent("test:a", 10), "the least recent conversation is let go");
     }
 
     private record Sent(Conversation to, OutgoingMessage message, long at) {

@@ -26,7 +26,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
@@ -44,10 +44,10 @@ class CommandHandlerTest {
     private Approvals approvals;
 
     private void start(boolean hands) {
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(hands), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
         handler = new CommandHandler(new Gateway(router, approvals), Assistant.COMMANDS_ONLY,
@@ -67,7 +67,7 @@ class CommandHandlerTest {
     }
 
     private Task lastTask() {
-        return router.newestTasks(java.util.Set.of(), 1).getFirst();
+        return router.newestTasks(Set.of(), 1).getFirst();
     }
 
     private Task awaitLast() throws Exception {

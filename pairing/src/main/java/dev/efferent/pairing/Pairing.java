@@ -25,6 +25,7 @@ import java.util.Base64;
 import java.util.Comparator;
 import java.util.Deque;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -34,6 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
@@ -61,7 +64,7 @@ public final class Pairing implements AutoCloseable {
 
     private final Router router;
     private final PairingStore store;
-    private final java.util.function.Supplier<String> brainUrl;
+    private final Supplier<String> brainUrl;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
     /** Recent tries: when, and from which address; a right one is taken out again. */
@@ -71,12 +74,12 @@ public final class Pairing implements AutoCloseable {
     }
     /** Worker ids let in here by a token, with the token's hash: checked every {@link #RECHECK}. */
     private final Map<String, String> admitted = new ConcurrentHashMap<>();
-    private final java.util.concurrent.locks.ReentrantLock exchanging = new java.util.concurrent.locks.ReentrantLock();
+    private final ReentrantLock exchanging = new ReentrantLock();
     private volatile Set<String> pairedIds = Set.of();
     private volatile Set<String> pairedNames = Set.of();
     private final ScheduledExecutorService timer;
 
-    private Pairing(Router router, PairingStore store, java.util.function.Supplier<String> brainUrl, Clock clock) {
+    private Pairing(Router router, PairingStore store, Supplier<String> brainUrl, Clock clock) {
         this.router = router;
         this.store = store;
         this.brainUrl = brainUrl;
@@ -98,19 +101,19 @@ public final class Pairing implements AutoCloseable {
      * @param brainUrl the URL a new machine connects to, for the command printed with a code
      * @param clock    for expiry
      */
-    public static Pairing open(Router router, Store store, Path file, java.util.function.Supplier<String> brainUrl,
+    public static Pairing open(Router router, Store store, Path file, Supplier<String> brainUrl,
                                Clock clock) {
         return store.durable() ? inStore(router, store, brainUrl, clock) : inFile(router, file, brainUrl, clock);
     }
 
     /** Pairing with codes and tokens in {@code store}, whether it outlives the process or not. */
-    public static Pairing inStore(Router router, Store store, java.util.function.Supplier<String> brainUrl,
+    public static Pairing inStore(Router router, Store store, Supplier<String> brainUrl,
                                   Clock clock) {
         return new Pairing(router, new PairingStore.InStore(store), brainUrl, clock);
     }
 
     /** Pairing with codes and tokens in {@code file} (mode 600). */
-    public static Pairing inFile(Router router, Path file, java.util.function.Supplier<String> brainUrl, Clock clock) {
+    public static Pairing inFile(Router router, Path file, Supplier<String> brainUrl, Clock clock) {
         return new Pairing(router, new PairingStore.InFile(file), brainUrl, clock);
     }
 
@@ -344,7 +347,7 @@ public final class Pairing implements AutoCloseable {
     }
 
     private Map<String, PairedWorker> tokens() {
-        Map<String, PairedWorker> all = new java.util.LinkedHashMap<>();
+        Map<String, PairedWorker> all = new LinkedHashMap<>();
         Map<String, String> seen = store.values(Kind.SEEN);
         store.values(Kind.TOKEN).forEach((k, v) -> {
             try {

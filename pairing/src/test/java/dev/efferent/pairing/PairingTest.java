@@ -30,8 +30,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -54,11 +55,10 @@ class PairingTest {
 
     @BeforeEach
     void start() {
-        var config = ConfigLoader.load(Optional.empty(), Map.of(), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of(), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(true), queue, Stores.inMemory(),
-                Optional.empty(), new ProtocolCodec(),
-                Clock.systemUTC());
+                new ProtocolCodec(), Clock.systemUTC());
         pairing = Pairing.inFile(router, dir.resolve("paired-workers.json"), () -> URL, clock);
         commands = new PairingCommands(pairing, router);
     }
@@ -94,8 +94,8 @@ class PairingTest {
     void guessingIsSlowedPerAddressAndForEveryoneAndABurstCannotPass() throws Exception {
         PairingCode code = pairing.newCode("test");
         // Ten tries a minute from one address, sent together: counted before each lookup, none beyond the ten.
-        var pool = java.util.concurrent.Executors.newFixedThreadPool(8);
-        List<java.util.concurrent.Future<PairingException.Kind>> burst = IntStream.range(0, 40)
+        var pool = Executors.newFixedThreadPool(8);
+        List<Future<PairingException.Kind>> burst = IntStream.range(0, 40)
                 .mapToObj(i -> pool.submit(() -> assertThrows(PairingException.class,
                         () -> pairing.exchange("22222-2222" + (i % 8 + 2), "id", "x", "203.0.113.9")).kind()))
                 .toList();
@@ -176,7 +176,7 @@ class PairingTest {
             PairedWorker w = here.connecting(t.token()).orElseThrow();
             String id = w.workerId();
             FakeLink link = new FakeLink();
-            WorkerConnection connection = router.connect(link, Optional.of(new PairedIdentity(id, w.name())));
+            WorkerConnection connection = router.connect(link, new PairedIdentity(id, w.name()));
             connection.receive(new WorkerRegister(Message.PROTOCOL_VERSION, id, "laptop", "host", "linux-amd64",
                     List.of(), 1));
             awaitOnline("laptop", true);
@@ -198,11 +198,11 @@ class PairingTest {
         PairedWorker w = pairing.connecting(t.token()).orElseThrow();
         PairedIdentity paired = new PairedIdentity(w.workerId(), w.name());
         FakeLink link = new FakeLink();
-        router.connect(link, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION,
+        router.connect(link, paired).receive(new WorkerRegister(Message.PROTOCOL_VERSION,
                 "id-of-another", "laptop", "host", "linux", List.of(), 1));
         assertEquals("1008 token paired to another worker id", link.closed.join());
         FakeLink renamed = new FakeLink();
-        router.connect(renamed, Optional.of(paired)).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1",
+        router.connect(renamed, paired).receive(new WorkerRegister(Message.PROTOCOL_VERSION, "id-1",
                 "desktop", "host", "linux", List.of(), 1));
         assertEquals("1008 token paired under another name", renamed.closed.join());
         // The shared secret cannot stand in for the paired machine, by its name or by its id.
@@ -222,7 +222,7 @@ class PairingTest {
         WorkerToken t = pairing.exchange(pairing.newCode("t").code(), "id-1", "laptop", "127.0.0.1");
         PairedWorker w = pairing.connecting(t.token()).orElseThrow();
         FakeLink link = new FakeLink();
-        router.connect(link, Optional.of(new PairedIdentity(w.workerId(), w.name()))).receive(new WorkerRegister(
+        router.connect(link, new PairedIdentity(w.workerId(), w.name())).receive(new WorkerRegister(
                 Message.PROTOCOL_VERSION, "id-1", "laptop", "host", "linux", List.of(), 1));
         awaitOnline("laptop", true);
         // The fake link never reports itself closed: the router must not wait for that.

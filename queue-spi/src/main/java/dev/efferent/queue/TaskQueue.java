@@ -45,28 +45,28 @@ public interface TaskQueue extends AutoCloseable {
 
     /**
      * {@link #addAll}, where task {@code i} is claimed as it is added by the worker {@code claimFor.get(i)} names, if
-     * any: {@link TaskStatus#CLAIMED}, that worker its lease owner for {@code lease}, attempt 1, as if that worker's
-     * {@link #claim} had taken it. For a router that knows the worker has a free slot and no queued task it could
-     * take instead: one write where there would be two. A task that could not be claimed now (held, due later,
-     * targeted at another worker) is added as {@code addAll} adds it, and so is one whose idempotency key gives an
-     * earlier task (that one is returned unchanged). Providers that do not claim on adding (the default) add every
-     * task queued: callers check each returned task's status and lease owner.
+     * any (an empty string names none): {@link TaskStatus#CLAIMED}, that worker its lease owner for {@code lease},
+     * attempt 1, as if that worker's {@link #claim} had taken it. For a router that knows the worker has a free slot
+     * and no queued task it could take instead: one write where there would be two. A task that could not be claimed
+     * now (held, due later, targeted at another worker) is added as {@code addAll} adds it, and so is one whose
+     * idempotency key gives an earlier task (that one is returned unchanged). Providers that do not claim on adding
+     * (the default) add every task queued: callers check each returned task's status and lease owner.
      *
      * @throws IllegalArgumentException if {@code claimFor} is not as long as {@code tasks}
      * @throws QueueException            if a worker is named and {@code lease} is not positive
      */
-    default List<Enqueued> addAll(List<NewTask> tasks, List<Optional<String>> claimFor, Duration lease) {
+    default List<Enqueued> addAll(List<NewTask> tasks, List<String> claimFor, Duration lease) {
         checkClaimFor(tasks, claimFor, lease);
         return addAll(tasks);
     }
 
     /** The checks of {@link #addAll(List, List, Duration)}'s arguments, for providers that override it. */
-    static void checkClaimFor(List<NewTask> tasks, List<Optional<String>> claimFor, Duration lease) {
+    static void checkClaimFor(List<NewTask> tasks, List<String> claimFor, Duration lease) {
         if (claimFor.size() != tasks.size()) {
             throw new IllegalArgumentException("claimFor has " + claimFor.size() + " entries for " + tasks.size()
                     + " tasks");
         }
-        if (claimFor.stream().anyMatch(Optional::isPresent) && (lease.isNegative() || lease.isZero())) {
+        if (claimFor.stream().anyMatch(w -> !w.isEmpty()) && (lease.isNegative() || lease.isZero())) {
             throw new QueueException("lease must be positive, got " + lease);
         }
     }

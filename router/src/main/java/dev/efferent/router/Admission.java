@@ -13,12 +13,16 @@ import dev.efferent.queue.TaskStatus;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 
 /**
  * Admission: a tool call becomes a task (checked, queued, dispatched at once where a worker is free), and is
@@ -77,20 +81,21 @@ final class Admission {
         // A task a worker with a free slot and no queued work would claim next is claimed as it is queued: one write.
         // Slots go to the batch's tasks by priority, as a claim would take them.
         Map<WorkerSession, Integer> planned = new HashMap<>();
-        List<Optional<WorkerSession>> claimers = new ArrayList<>(java.util.Collections.nCopies(specs.size(),
+        List<Optional<WorkerSession>> claimers = new ArrayList<>(Collections.nCopies(specs.size(),
                 Optional.empty()));
-        java.util.stream.IntStream.range(0, specs.size()).boxed()
-                .sorted(java.util.Comparator.comparingInt((Integer k) -> -specs.get(k).priority()))
+        IntStream.range(0, specs.size()).boxed()
+                .sorted(Comparator.comparingInt((Integer k) -> -specs.get(k).priority()))
                 .forEach(k -> {
                     NewTask spec = specs.get(k);
                     Optional<WorkerSession> claimer = spec.held() || spec.runAt().isPresent() ? Optional.empty()
-                            : dispatch.claimerOnAdd(spec.tool(), spec.targetWorker(), spec.session(), planned);
+                            : dispatch.claimerOnAdd(spec, planned);
                     claimer.ifPresent(s -> planned.merge(s, 1, Integer::sum));
                     claimers.set(k, claimer);
                 });
         List<Enqueued> added;
         try {
-            added = queue.addAll(specs, claimers.stream().map(c -> c.map(s -> s.id)).toList(), settings.lease());
+            added = queue.addAll(specs, claimers.stream().map(c -> c.map(s -> s.id).orElse("")).toList(),
+                    settings.lease());
         } catch (RuntimeException e) {
             admitted.forEach(i -> answers.get(i).completeExceptionally(e));
             return;
@@ -120,8 +125,10 @@ final class Admission {
                     continue;
                 }
                 int i = admitted.get(k);
+                Enqueued enqueued = added.get(k);
                 try {
-                    answers.get(i).complete(admitted(added.get(k), requests.get(i), claimedFor.get(k)));
+                    answers.get(i).complete(claimedFor.get(k).map(s -> admitted(enqueued.task(), s))
+                            .orElseGet(() -> admitted(enqueued)));
                 } catch (RuntimeException e) {
                     answers.get(i).completeExceptionally(e);
                 }
@@ -190,7 +197,7 @@ final class Admission {
     }
 
     /** What became of a call once queued: a duplicate, held for approval, or dispatched if a worker is free. */
-    private Submission admitted(Enqueued enqueued, TaskRequest request, Optional<WorkerSession> claimedFor) {
+    private Submission admitted(Enqueued enqueued) {
         Task task = enqueued.task();
         if (!enqueued.created()) {
             return new Submission(task, Submission.Outcome.DUPLICATE, Optional.empty());
@@ -200,18 +207,21 @@ final class Admission {
             state.listeners.forEach(l -> l.submitted(task, false));
             return new Submission(task, Submission.Outcome.HELD, Optional.empty());
         }
-        return dispatchNow(task, request.session(), claimedFor);
+        return dispatchNow(task);
     }
 
-    /**
-     * Hands a queued task to a worker that has a free slot, if one is online, or sends it to the worker it was
-     * claimed for as it was queued; says where it went.
-     */
-    private Submission dispatchNow(Task queued, Optional<String> session, Optional<WorkerSession> claimedFor) {
-        Task task = queued;
-        List<WorkerSession> candidates = dispatch.candidates(task, session);
-        claimedFor.ifPresent(s -> dispatch.dispatchClaimed(s, queued));
-        for (WorkerSession s : claimedFor.isPresent() ? List.<WorkerSession>of() : candidates) {
+    /** A call queued and claimed for {@code claimedFor} as it was: sent to that worker. */
+    private Submission admitted(Task task, WorkerSession claimedFor) {
+        state.unfinished.put(task.id(), Boolean.TRUE);
+        List<WorkerSession> candidates = dispatch.candidates(task);
+        dispatch.dispatchClaimed(claimedFor, task);
+        return submitted(task, candidates);
+    }
+
+    /** Hands a queued task to a worker that has a free slot, if one is online; says where it went. */
+    private Submission dispatchNow(Task task) {
+        List<WorkerSession> candidates = dispatch.candidates(task);
+        for (WorkerSession s : candidates) {
             if (state.inflight.containsKey(task.id())) {
                 // Claimed with one submitted before it (submitAll).
                 break;
@@ -221,6 +231,11 @@ final class Admission {
                 dispatch.pump(s);
             }
         }
+        return submitted(task, candidates);
+    }
+
+    /** Where a queued task went: running on a worker, or queued because its {@code candidates} are busy or none. */
+    private Submission submitted(Task task, List<WorkerSession> candidates) {
         Inflight dispatched = state.inflight.get(task.id());
         boolean offline = candidates.isEmpty();
         Submission submission = dispatched != null
@@ -237,7 +252,7 @@ final class Admission {
                 "no task with id '" + taskId + "'"));
         if (task.status() != TaskStatus.AWAITING_APPROVAL) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is "
-                    + task.status().name().toLowerCase(java.util.Locale.ROOT)
+                    + task.status().name().toLowerCase(Locale.ROOT)
                     + "; only a task waiting for approval can be approved");
         }
         Task queued;
@@ -248,7 +263,7 @@ final class Admission {
         }
         LOG.log(Level.INFO, "Task {0} ({1}) approved", taskId, task.tool());
         state.workMayBeQueued();
-        return dispatchNow(queued, queued.session(), Optional.empty());
+        return dispatchNow(queued);
     }
 
     /** A held task refused, or left unanswered: cancelled, unless it was approved meanwhile (CONFLICT then). */
@@ -260,7 +275,7 @@ final class Admission {
             throw new RouterException(RouterException.Kind.NOT_FOUND, "no task with id '" + taskId + "'");
         } catch (IllegalTransitionException e) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is not waiting for approval "
-                    + "(it is " + e.current().name().toLowerCase(java.util.Locale.ROOT) + ")");
+                    + "(it is " + e.current().name().toLowerCase(Locale.ROOT) + ")");
         }
         LOG.log(Level.INFO, "Task {0} ({1}) not approved: {2}", taskId, denied.tool(), reason);
         state.finished(denied);
@@ -272,7 +287,7 @@ final class Admission {
                 "no task with id '" + taskId + "'"));
         if (task.status().isFinished()) {
             throw new RouterException(RouterException.Kind.CONFLICT, "task " + taskId + " is already "
-                    + task.status().name().toLowerCase(java.util.Locale.ROOT) + "; only queued or running tasks can be cancelled");
+                    + task.status().name().toLowerCase(Locale.ROOT) + "; only queued or running tasks can be cancelled");
         }
         Task cancelled;
         try {

@@ -4,6 +4,7 @@ import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.ProtocolException;
+import dev.efferent.protocol.WorkerHeartbeat;
 
 import java.lang.System.Logger.Level;
 import java.time.Clock;
@@ -11,6 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Optional;
+import java.util.concurrent.Future;
 
 /**
  * One worker connection as the router sees it: decodes frames on the transport's thread, answers refused
@@ -25,7 +28,7 @@ final class Connection implements WorkerConnection {
     final WorkerLink link;
     final boolean local;
     /** Who this connection's credential says it is, if it is a paired machine's token. */
-    final java.util.Optional<PairedIdentity> paired;
+    final Optional<PairedIdentity> paired;
     private final Router router;
     private final ProtocolCodec codec;
     private final Clock clock;
@@ -37,23 +40,34 @@ final class Connection implements WorkerConnection {
     /** Router's thread: the transport reported the connection gone. */
     boolean gone;
     /** Closes the connection if it does not register in time; cancelled once it has, or is gone. */
-    volatile java.util.concurrent.Future<?> registrationTimer;
+    volatile Future<?> registrationTimer;
     /**
      * When the worker last heartbeated, set on the transport's thread as the frame arrives, so a router busy
      * with a slow queue never mistakes a live worker for a silent one.
      */
-    volatile java.time.Instant lastHeartbeat;
+    volatile Instant lastHeartbeat;
     /** When anything (a frame, an answer to a ping) was last heard from the peer; set on any thread. */
     volatile Instant lastHeard;
     /** A ping is out and not yet answered. */
     volatile boolean probing;
 
-    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock,
-               java.util.Optional<PairedIdentity> paired) {
-        this.paired = paired;
+    /** A connection let in with the shared worker secret, or the brain's own in-process worker ({@code local}). */
+    Connection(Router router, WorkerLink link, boolean local, ProtocolCodec codec, Clock clock) {
+        this.paired = Optional.empty();
         this.router = router;
         this.link = link;
         this.local = local;
+        this.codec = codec;
+        this.clock = clock;
+        this.lastHeard = clock.instant();
+    }
+
+    /** A paired machine's connection: its credential says who it is. */
+    Connection(Router router, WorkerLink link, ProtocolCodec codec, Clock clock, PairedIdentity paired) {
+        this.paired = Optional.of(paired);
+        this.router = router;
+        this.link = link;
+        this.local = false;
         this.codec = codec;
         this.clock = clock;
         this.lastHeard = clock.instant();
@@ -96,7 +110,7 @@ final class Connection implements WorkerConnection {
     @Override
     public void receive(Message message) {
         heard();
-        if (message instanceof dev.efferent.protocol.WorkerHeartbeat) {
+        if (message instanceof WorkerHeartbeat) {
             lastHeartbeat = clock.instant();
         }
         router.post(() -> router.onMessage(this, message));

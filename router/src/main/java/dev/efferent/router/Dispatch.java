@@ -6,6 +6,7 @@ import dev.efferent.protocol.TaskCancel;
 import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.NewTask;
 import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
@@ -18,11 +19,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
+import java.util.function.Consumer;
 
 /**
  * Dispatch: claiming tasks for workers with free slots and sending them, deadlines, and telling a worker to stop
@@ -46,17 +52,21 @@ final class Dispatch {
     }
 
     /** Online workers that could run {@code task}: its target only, else the session's active worker, then the least loaded. */
-    List<WorkerSession> candidates(Task task, Optional<String> session) {
-        return candidates(task.tool(), task.targetWorker(), session);
+    List<WorkerSession> candidates(Task task) {
+        return candidates(task.tool(), task.targetWorker().map(Set::of).orElse(Set.of()),
+                task.session().flatMap(state::activeWorker).map(Set::of).orElse(Set.of()));
     }
 
-    private List<WorkerSession> candidates(String tool, Optional<String> target, Optional<String> session) {
-        Optional<String> active = session.flatMap(state::activeWorker);
+    /**
+     * Online workers that offer {@code tool}: only those in {@code targets} unless it is empty; those in {@code active}
+     * (the session's active worker, if any) first, then the least loaded.
+     */
+    private List<WorkerSession> candidates(String tool, Set<String> targets, Set<String> active) {
         List<WorkerSession> list = new ArrayList<>(state.sessions.values().stream()
                 .filter(s -> s.tools.containsKey(tool))
-                .filter(s -> target.map(s.id::equals).orElse(true))
+                .filter(s -> targets.isEmpty() || targets.contains(s.id))
                 .toList());
-        list.sort(Comparator.comparing((WorkerSession s) -> !active.map(s.id::equals).orElse(false))
+        list.sort(Comparator.comparing((WorkerSession s) -> !active.contains(s.id))
                 .thenComparingDouble(WorkerSession::load));
         return list;
     }
@@ -69,7 +79,7 @@ final class Dispatch {
         if (!s.local || !settings.handsEnabled()) {
             return s.toolNames();
         }
-        Set<String> tools = new java.util.HashSet<>(s.toolNames());
+        Set<String> tools = new HashSet<>(s.toolNames());
         tools.removeIf(name -> RouterState.placement(s.tools.get(name)) == Placement.HYBRID
                 && state.sessions.values().stream().anyMatch(w -> !w.local && w.online && w.tools.containsKey(name)));
         return tools;
@@ -82,10 +92,10 @@ final class Dispatch {
      * last claim found no more work for it and nothing was queued since, so the task overtakes none that waits.
      * Empty when it must be queued and claimed as usual.
      */
-    Optional<WorkerSession> claimerOnAdd(String tool, Optional<String> target, Optional<String> session,
-                                         java.util.Map<WorkerSession, Integer> planned) {
-        for (WorkerSession s : candidates(tool, target, session)) {
-            if (s.freeSlots() > planned.getOrDefault(s, 0) && claimable(s).contains(tool)) {
+    Optional<WorkerSession> claimerOnAdd(NewTask spec, Map<WorkerSession, Integer> planned) {
+        for (WorkerSession s : candidates(spec.tool(), spec.targetWorker().map(Set::of).orElse(Set.of()),
+                spec.session().flatMap(state::activeWorker).map(Set::of).orElse(Set.of()))) {
+            if (s.freeSlots() > planned.getOrDefault(s, 0) && claimable(s).contains(spec.tool())) {
                 return s.drainedAt == state.workEpoch ? Optional.of(s) : Optional.empty();
             }
         }
@@ -194,8 +204,8 @@ final class Dispatch {
     }
 
     /** What this router does when another process changes the shared queue. */
-    QueueEvents queueEvents(java.util.function.Consumer<Runnable> post) {
-        java.util.concurrent.atomic.AtomicBoolean pumpPending = new java.util.concurrent.atomic.AtomicBoolean();
+    QueueEvents queueEvents(Consumer<Runnable> post) {
+        AtomicBoolean pumpPending = new AtomicBoolean();
         return new QueueEvents() {
             @Override
             public void workAvailable() {
@@ -231,7 +241,7 @@ final class Dispatch {
         if (task.isEmpty()) {
             state.unfinished.remove(taskId);
             // Gone (deleted once finished long ago): whoever waits is told so rather than left waiting.
-            List<java.util.concurrent.CompletableFuture<Task>> waiting = state.waiters.remove(taskId);
+            List<CompletableFuture<Task>> waiting = state.waiters.remove(taskId);
             waiting.forEach(w -> w.completeExceptionally(new RouterException(RouterException.Kind.NOT_FOUND,
                     "no task with id '" + taskId + "'")));
             return;

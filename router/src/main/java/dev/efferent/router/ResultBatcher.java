@@ -5,6 +5,7 @@ import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +32,7 @@ final class ResultBatcher implements AutoCloseable {
     }
 
     private static final int MAX_BATCH = 256;
-    private static final java.time.Duration RETRY_AFTER = java.time.Duration.ofSeconds(1);
+    private static final Duration RETRY_AFTER = Duration.ofSeconds(1);
 
     private final TaskQueue queue;
     private final Consumer<Runnable> post;

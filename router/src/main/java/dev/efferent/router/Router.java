@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Consumer;
 import java.util.function.BiPredicate;
 
 /**
@@ -82,6 +83,20 @@ public final class Router implements AutoCloseable {
     }
 
     /**
+     * Starts a router without local tools: every tool call goes to a worker.
+     *
+     * @param settings how it behaves
+     * @param queue    the task queue
+     * @param store    where the workers seen are remembered (namespace {@code router.workers})
+     * @param codec    decodes worker frames
+     * @param clock    the clock for heartbeats, deadlines and waits
+     */
+    public static Router start(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec,
+                               Clock clock) {
+        return start(settings, queue, store, codec, clock, RouterLoop.timers());
+    }
+
+    /**
      * Starts a router.
      *
      * @param settings how it behaves
@@ -93,19 +108,25 @@ public final class Router implements AutoCloseable {
      * @param clock    the clock for heartbeats, deadlines and waits
      */
     public static Router start(RouterSettings settings, TaskQueue queue, Store store,
-                               Optional<LocalToolExecutor> local, ProtocolCodec codec, Clock clock) {
-        return start(settings, queue, store, local, codec, clock, RouterLoop.timers());
+                               LocalToolExecutor local, ProtocolCodec codec, Clock clock) {
+        return started(new Router(settings, queue, store, codec, clock, RouterLoop.timers()),
+                router -> router.startLocalWorker(local));
     }
 
-    /** {@link #start(RouterSettings, TaskQueue, Store, Optional, ProtocolCodec, Clock)} on timers a test moves. */
-    static Router start(RouterSettings settings, TaskQueue queue, Store store, Optional<LocalToolExecutor> local,
-                        ProtocolCodec codec, Clock clock, ScheduledExecutorService timers) {
-        Router router = new Router(settings, queue, store, codec, clock, timers);
+    /** {@link #start(RouterSettings, TaskQueue, Store, ProtocolCodec, Clock)} on timers a test moves. */
+    static Router start(RouterSettings settings, TaskQueue queue, Store store, ProtocolCodec codec, Clock clock,
+                        ScheduledExecutorService timers) {
+        return started(new Router(settings, queue, store, codec, clock, timers), router -> {
+        });
+    }
+
+    private static Router started(Router router, Consumer<Router> local) {
         try {
             // Before anything is posted: the router's thread is not busy yet, as for the in-process worker below.
             router.registration.rememberWorkers();
-            local.ifPresent(router::startLocalWorker);
-            queue.subscribe(router.dispatch.queueEvents(router.loop::post));
+            local.accept(router);
+            router.queue.subscribe(router.dispatch.queueEvents(router.loop::post));
+            RouterSettings settings = router.settings;
             router.loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
                     router.maintenance::checkHeartbeats);
             router.loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
@@ -128,18 +149,20 @@ public final class Router implements AutoCloseable {
 
     /** A new worker connection, let in with the shared worker secret; feed it the worker's frames. */
     public WorkerConnection connect(WorkerLink link) {
-        return connect(link, Optional.empty());
+        return admitted(new Connection(this, link, false, codec, clock));
     }
 
     /**
-     * A new worker connection; feed it the worker's frames.
+     * A new worker connection, let in with a paired machine's token; feed it the worker's frames.
      *
      * @param link   the transport
-     * @param paired who the connection's credential says it is (a paired machine's token): it may register as
-     *               that worker id and name only; empty for the shared worker secret, which may register as any
+     * @param paired who the connection's credential says it is: it may register as that worker id and name only
      */
-    public WorkerConnection connect(WorkerLink link, Optional<PairedIdentity> paired) {
-        Connection connection = new Connection(this, link, false, codec, clock, paired);
+    public WorkerConnection connect(WorkerLink link, PairedIdentity paired) {
+        return admitted(new Connection(this, link, codec, clock, paired));
+    }
+
+    private WorkerConnection admitted(Connection connection) {
         connection.registrationTimer = loop.schedule(() -> registration.registrationDue(connection),
                 WorkerRegistration.REGISTER_TIMEOUT);
         return connection;
@@ -389,7 +412,7 @@ public final class Router implements AutoCloseable {
     private void startLocalWorker(LocalToolExecutor executor) {
         InProcessWorker link = new InProcessWorker();
         new LocalWorker(settings, state, loop::post).start(executor, link,
-                new Connection(this, link, true, codec, clock, Optional.empty()));
+                new Connection(this, link, true, codec, clock));
     }
 
     static ObjectNode parseParams(String json) {

@@ -8,6 +8,7 @@ import io.helidon.config.Config;
 
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -73,7 +74,7 @@ public record RouterSettings(boolean handsEnabled,
         RouterSettings d = defaults();
         Map<String, Placement> overrides = new HashMap<>();
         Config placement = config.get("routing.placement");
-        placement.asNodeList().orElse(java.util.List.of()).forEach(node -> {
+        placement.asNodeList().orElse(List.of()).forEach(node -> {
             String value = node.asString().orElse("");
             try {
                 overrides.put(node.name(), Placement.valueOf(value.strip().toUpperCase(Locale.ROOT)));

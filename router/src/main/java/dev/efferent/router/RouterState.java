@@ -3,17 +3,24 @@ package dev.efferent.router;
 import dev.efferent.core.tools.CatalogEntry;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.Progress;
+import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.tools.spi.Placement;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -73,7 +80,7 @@ final class RouterState {
     /** The workers seen, kept in the store (namespace router.workers). */
     final KnownWorkers known;
     /** Tools known only from a remembered worker: the first live worker to offer one replaces its descriptor. */
-    final java.util.Set<String> rememberedTools = new java.util.HashSet<>();
+    final Set<String> rememberedTools = new HashSet<>();
 
     /**
      * Counts the moments work may have become claimable (an enqueue, an approval, a task put back, another brain's
@@ -111,14 +118,14 @@ final class RouterState {
      * Forgets offline workers last heard more than {@code after} ago, and the oldest beyond {@link #MAX_OFFLINE};
      * then the tools nobody has any more. Returns the names of the workers forgotten.
      */
-    List<String> forget(java.time.Instant now, java.time.Duration after) {
+    List<String> forget(Instant now, Duration after) {
         List<String> forgotten = new ArrayList<>();
         List<WorkerInfo> byAge = offline.values().stream().filter(w -> !sessions.containsKey(w.id()))
                 .sorted(Comparator.comparing(WorkerInfo::lastHeartbeat)).toList();
         int excess = Math.max(0, byAge.size() - MAX_OFFLINE);
         for (int i = 0; i < byAge.size(); i++) {
             WorkerInfo w = byAge.get(i);
-            if (i < excess || java.time.Duration.between(w.lastHeartbeat(), now).compareTo(after) > 0) {
+            if (i < excess || Duration.between(w.lastHeartbeat(), now).compareTo(after) > 0) {
                 offline.remove(w.id());
                 known.forget(w.id());
                 activeWorkers.values().removeIf(w.id()::equals);
@@ -133,7 +140,7 @@ final class RouterState {
 
     /** Keeps only the tools some online or remembered offline worker (or the brain itself) offers. */
     void pruneKnownTools() {
-        java.util.Set<String> kept = new java.util.HashSet<>();
+        Set<String> kept = new HashSet<>();
         sessions.values().forEach(s -> kept.addAll(s.tools.keySet()));
         offline.values().forEach(w -> kept.addAll(w.tools()));
         localTools.ifPresent(local -> kept.addAll(local.catalog().names()));
@@ -155,7 +162,7 @@ final class RouterState {
 
     /** {@code wanted}, or {@code wanted-2}, {@code -3}, … when another online worker already has that name. */
     String uniqueName(String wanted, String id) {
-        java.util.Set<String> taken = new java.util.HashSet<>();
+        Set<String> taken = new HashSet<>();
         sessions.values().stream().filter(s -> !s.id.equals(id)).forEach(s -> taken.add(s.name));
         String name = wanted;
         for (int n = 2; taken.contains(name); n++) {
@@ -268,9 +275,9 @@ final class RouterState {
      * How loud a queue failure is: a task that had already ended or is gone is routine (DEBUG); anything else, a
      * database that does not answer, is a WARNING, never hidden.
      */
-    static System.Logger.Level level(dev.efferent.queue.QueueException e) {
-        return e instanceof dev.efferent.queue.IllegalTransitionException
-                || e instanceof dev.efferent.queue.TaskNotFoundException
+    static System.Logger.Level level(QueueException e) {
+        return e instanceof IllegalTransitionException
+                || e instanceof TaskNotFoundException
                 ? System.Logger.Level.DEBUG : System.Logger.Level.WARNING;
     }
 }

@@ -39,7 +39,6 @@ final class TaskReports {
     /** How often a task's progress is written to the queue: what other brains show is at most this old. */
     static final long STORE_PROGRESS_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-    private final RouterSettings settings;
     private final TaskQueue queue;
     private final Clock clock;
     private final RouterState state;
@@ -52,7 +51,6 @@ final class TaskReports {
 
     TaskReports(RouterSettings settings, TaskQueue queue, Clock clock, RouterState state,
                 BiFunction<Runnable, Duration, Future<?>> scheduler, Dispatch dispatch, Consumer<Runnable> post) {
-        this.settings = settings;
         this.queue = queue;
         this.clock = clock;
         this.state = state;

@@ -3,7 +3,6 @@ package dev.efferent.router;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.TaskQueue;
 
-import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.concurrent.Future;
 import java.util.function.BiFunction;

@@ -5,6 +5,7 @@ import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerRegister;
 
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,7 @@ final class WorkerSession {
     /** The compiled input schema of each tool, to check params before a call is sent. */
     Map<String, ParamsSchema> schemas;
     /** Tools it refused as unknown on this connection: never sent to it again, whatever its later lists say. */
-    final Set<String> refusedTools = new java.util.HashSet<>();
+    final Set<String> refusedTools = new HashSet<>();
 
     WorkerSession(WorkerRegister register, String name, Connection connection, Instant now,
                   Map<String, ParamsSchema> schemas) {

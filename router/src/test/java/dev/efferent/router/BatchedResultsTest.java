@@ -1,18 +1,33 @@
 package dev.efferent.router;
 
+import dev.efferent.protocol.Message;
 import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.queue.NewTask;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueException;
+import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -32,12 +47,12 @@ class BatchedResultsTest extends RouterFixture {
     private final AtomicInteger batches = new AtomicInteger();
     private final List<Integer> sizes = new ArrayList<>();
     /** Holds completeAll until counted down, when set. */
-    private volatile java.util.concurrent.CountDownLatch hold;
+    private volatile CountDownLatch hold;
     /** Holds addAll, and with it the router's thread, until counted down, when set. */
-    private volatile java.util.concurrent.CountDownLatch holdAdds;
-    private final java.util.concurrent.CountDownLatch addsHeld = new java.util.concurrent.CountDownLatch(1);
-    private final List<Integer> addSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private final List<Integer> startSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private volatile CountDownLatch holdAdds;
+    private final CountDownLatch addsHeld = new CountDownLatch(1);
+    private final List<Integer> addSizes = new CopyOnWriteArrayList<>();
+    private final List<Integer> startSizes = new CopyOnWriteArrayList<>();
     private final AtomicInteger claims = new AtomicInteger();
     private final AtomicInteger reads = new AtomicInteger();
 
@@ -50,7 +65,7 @@ class BatchedResultsTest extends RouterFixture {
                     }
                     if (method.getName().equals("addAll")) {
                         addSizes.add(((List<?>) args[0]).size());
-                        java.util.concurrent.CountDownLatch h = holdAdds;
+                        CountDownLatch h = holdAdds;
                         if (h != null) {
                             holdAdds = null;
                             addsHeld.countDown();
@@ -89,7 +104,7 @@ class BatchedResultsTest extends RouterFixture {
     /** A router over the batching queue, {@code w} registered with it and running one task: its dispatch. */
     private TaskDispatch runningOn(FakeWorker w) {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         w.register(router, 2, FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("run_shell", params("{}")));
         TaskDispatch d = w.next(TaskDispatch.class);
@@ -100,7 +115,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void resultsAreStoredInBatchesAndAcknowledgedOnceStored() {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 64, FakeWorker.tool("run_shell", false));
         List<String> ids = new ArrayList<>();
@@ -158,7 +173,7 @@ class BatchedResultsTest extends RouterFixture {
         FakeWorker w = new FakeWorker("laptop");
         TaskDispatch d = runningOn(w);
         String id = d.taskId();
-        hold = new java.util.concurrent.CountDownLatch(1);
+        hold = new CountDownLatch(1);
         // A stopping worker: its last result, then the close, before the brain has stored the result.
         w.complete(d, "finished before it left");
         Thread.sleep(100);
@@ -170,30 +185,30 @@ class BatchedResultsTest extends RouterFixture {
     }
 
     /** Submits a call on another thread and waits until the router's thread is held in its addAll. */
-    private java.util.concurrent.CountDownLatch holdRouterWith(java.util.concurrent.ExecutorService callers,
-                                                               List<java.util.concurrent.Future<Submission>> answers)
+    private CountDownLatch holdRouterWith(ExecutorService callers,
+                                                               List<Future<Submission>> answers)
             throws InterruptedException {
-        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
         holdAdds = release;
         answers.add(callers.submit(() -> router.submit(TaskRequest.of("run_shell", params("{}")))));
-        assertTrue(addsHeld.await(10, java.util.concurrent.TimeUnit.SECONDS), "the first call reached the queue");
+        assertTrue(addsHeld.await(10, TimeUnit.SECONDS), "the first call reached the queue");
         return release;
     }
 
     @Test
     void callsSubmittedTogetherAreQueuedInOneStatementAndEachAnsweredAlone() throws Exception {
         queue = batching(openQueue());
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 8, FakeWorker.tool("run_shell", false));
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newFixedThreadPool(9);
+        ExecutorService callers = Executors.newFixedThreadPool(9);
         try {
-            List<java.util.concurrent.Future<Submission>> answers = new ArrayList<>();
-            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, answers);
+            List<Future<Submission>> answers = new ArrayList<>();
+            CountDownLatch release = holdRouterWith(callers, answers);
             for (int i = 0; i < 7; i++) {
                 answers.add(callers.submit(() -> router.submit(TaskRequest.of("run_shell", params("{}")))));
             }
-            java.util.concurrent.Future<Submission> unknown = callers.submit(() ->
+            Future<Submission> unknown = callers.submit(() ->
                     router.submit(TaskRequest.of("no_such_tool", params("{}"))));
             for (int i = 0; i < 400 && router.pendingSubmissions() < 8; i++) {
                 Thread.sleep(25);
@@ -201,15 +216,15 @@ class BatchedResultsTest extends RouterFixture {
             assertEquals(8, router.pendingSubmissions(), "eight calls wait while the first is queued");
             claims.set(0);
             release.countDown();
-            java.util.Set<String> ids = new java.util.HashSet<>();
-            for (java.util.concurrent.Future<Submission> answer : answers) {
-                Submission s = answer.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            Set<String> ids = new HashSet<>();
+            for (Future<Submission> answer : answers) {
+                Submission s = answer.get(10, TimeUnit.SECONDS);
                 assertEquals(Submission.Outcome.RUNNING, s.outcome());
                 ids.add(s.task().id());
             }
             assertEquals(8, ids.size(), "each caller got its own task");
-            var refused = org.junit.jupiter.api.Assertions.assertThrows(java.util.concurrent.ExecutionException.class,
-                    () -> unknown.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            var refused = Assertions.assertThrows(ExecutionException.class,
+                    () -> unknown.get(10, TimeUnit.SECONDS));
             assertTrue(refused.getCause() instanceof RouterException r && r.kind() == RouterException.Kind.BAD_REQUEST,
                     "the bad call alone is refused: " + refused.getCause());
             assertEquals(List.of(1, 7), addSizes, "the first call alone, then the seven sent while it was queued");
@@ -225,7 +240,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void acceptancesThatArriveTogetherAreStartedInOneStatementAndProgressWaitsForTheStart() throws Exception {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 9, FakeWorker.tool("run_shell", false));
         List<TaskDispatch> dispatched = new ArrayList<>();
@@ -233,9 +248,9 @@ class BatchedResultsTest extends RouterFixture {
             router.submit(TaskRequest.of("run_shell", params("{}")));
             dispatched.add(w.next(TaskDispatch.class));
         }
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ExecutorService callers = Executors.newSingleThreadExecutor();
         try {
-            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
             dispatched.forEach(w::accept);
             w.progress(dispatched.get(0), 40, "halfway, nearly");
             release.countDown();
@@ -248,7 +263,7 @@ class BatchedResultsTest extends RouterFixture {
             for (int i = 0; i < 200 && queue.get(first).orElseThrow().progress().isEmpty(); i++) {
                 Thread.sleep(25);
             }
-            assertEquals(40, queue.get(first).orElseThrow().progress().map(dev.efferent.queue.Progress::percent).orElse(-1),
+            assertEquals(40, queue.get(first).orElseThrow().progress().map(Progress::percent).orElse(-1),
                     "the progress that came before the start was stored is kept");
         } finally {
             callers.shutdownNow();
@@ -261,7 +276,7 @@ class BatchedResultsTest extends RouterFixture {
      */
     private TaskDispatch dispatchedTo(FakeWorker w) {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         w.register(router, 3, FakeWorker.tool("read_file", true), FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("read_file", params("{}")));
         return w.next(TaskDispatch.class);
@@ -275,9 +290,9 @@ class BatchedResultsTest extends RouterFixture {
 
     /** Sends {@code events} while the router's thread is held in an addAll, so that they reach it together. */
     private void whileRouterHeld(Events events) throws Exception {
-        java.util.concurrent.ExecutorService callers = java.util.concurrent.Executors.newSingleThreadExecutor();
+        ExecutorService callers = Executors.newSingleThreadExecutor();
         try {
-            java.util.concurrent.CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
+            CountDownLatch release = holdRouterWith(callers, new ArrayList<>());
             events.send();
             release.countDown();
         } finally {
@@ -358,7 +373,7 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void slotsFreedByABatchOfResultsAreFilledWithOneClaimNotOnePerResult() throws Exception {
         queue = batching(openQueue());
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 8, FakeWorker.tool("run_shell", false));
         for (int i = 0; i < 16; i++) {
@@ -369,7 +384,7 @@ class BatchedResultsTest extends RouterFixture {
             first.add(w.next(TaskDispatch.class));
         }
         first.forEach(w::accept);
-        hold = new java.util.concurrent.CountDownLatch(1);
+        hold = new CountDownLatch(1);
         claims.set(0);
         first.forEach(d -> w.complete(d, "done"));
         Thread.sleep(300);
@@ -383,14 +398,14 @@ class BatchedResultsTest extends RouterFixture {
     @Test
     void aCallerWaitingForATaskJustQueuedIsRegisteredWithoutReadingTheQueue() throws Exception {
         queue = batching(openQueue());
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("run_shell", params("{}")));
         Submission queued = router.submit(TaskRequest.of("run_shell", params("{}")));
         assertEquals(Submission.Outcome.QUEUED_BUSY, queued.outcome());
         reads.set(0);
-        java.util.concurrent.CompletableFuture<dev.efferent.queue.Task> done = router.completion(queued.task().id());
+        CompletableFuture<Task> done = router.completion(queued.task().id());
         assertEquals(0, reads.get(), "a task queued here and not finished needs no read");
         TaskDispatch d = w.next(TaskDispatch.class);
         w.accept(d);
@@ -399,10 +414,10 @@ class BatchedResultsTest extends RouterFixture {
         assertEquals(queued.task().id(), second.taskId());
         w.accept(second);
         w.complete(second, "second");
-        assertEquals(TaskStatus.COMPLETED, done.get(10, java.util.concurrent.TimeUnit.SECONDS).status());
+        assertEquals(TaskStatus.COMPLETED, done.get(10, TimeUnit.SECONDS).status());
         // Once finished, it is read again: whoever asks gets it as stored.
         assertEquals(TaskStatus.COMPLETED, router.completion(queued.task().id()).get(10,
-                java.util.concurrent.TimeUnit.SECONDS).status());
+                TimeUnit.SECONDS).status());
         assertTrue(reads.get() > 0);
     }
 
@@ -419,13 +434,13 @@ class BatchedResultsTest extends RouterFixture {
         w.accept(d);
         w.complete(d, "done");
         assertEquals(TaskStatus.COMPLETED, router.completion(s.task().id()).get(10,
-                java.util.concurrent.TimeUnit.SECONDS).status());
+                TimeUnit.SECONDS).status());
     }
 
     @Test
     void aTaskQueuedBehindOthersIsNotClaimedAheadOfThem() throws Exception {
         queue = batching(openQueue());
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         Submission first = router.submit(TaskRequest.of("run_shell", params("{}")));
@@ -456,7 +471,7 @@ class BatchedResultsTest extends RouterFixture {
                 new Class<?>[]{TaskQueue.class}, (proxy, method, args) -> {
                     try {
                         if (method.getName().equals("addAll") && args.length == 3) {
-                            return memory.addAll((List<dev.efferent.queue.NewTask>) args[0]);
+                            return memory.addAll((List<NewTask>) args[0]);
                         }
                         return method.invoke(memory, args);
                     } catch (InvocationTargetException e) {
@@ -473,7 +488,7 @@ class BatchedResultsTest extends RouterFixture {
     /** A router over {@code q} with one idle worker of two slots, its claims counted from zero. */
     private FakeWorker idleWorkerOver(TaskQueue q) {
         queue = q;
-        start(quietPolls(), Optional.empty());
+        start(quietPolls());
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 2, FakeWorker.tool("run_shell", false));
         router.workers(); // once the router's thread is past the registration and its claim
@@ -484,7 +499,7 @@ class BatchedResultsTest extends RouterFixture {
     /** The next dispatch, past the acknowledgements sent before it. */
     private static TaskDispatch nextDispatch(FakeWorker w) {
         while (true) {
-            if (w.next(dev.efferent.protocol.Message.class) instanceof TaskDispatch d) {
+            if (w.next(Message.class) instanceof TaskDispatch d) {
                 return d;
             }
         }
@@ -493,6 +508,6 @@ class BatchedResultsTest extends RouterFixture {
     /** Polls far apart: a poll claims for every worker and reads the tasks waited for, which these tests count. */
     private static RouterSettings quietPolls() {
         return RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
-                .withPollInterval(java.time.Duration.ofMinutes(1));
+                .withPollInterval(Duration.ofMinutes(1));
     }
 }

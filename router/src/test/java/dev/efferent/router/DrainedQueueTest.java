@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -44,7 +43,7 @@ class DrainedQueueTest extends RouterFixture {
     private FakeWorker startWithWorker(Duration poll) {
         queue = counting(openQueue());
         start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofMinutes(1))
-                .withPollInterval(poll), Optional.empty());
+                .withPollInterval(poll));
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 4, FakeWorker.tool("run_shell", false));
         return w;

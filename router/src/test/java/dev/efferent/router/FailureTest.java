@@ -3,16 +3,17 @@ package dev.efferent.router;
 import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
 import dev.efferent.protocol.RejectReason;
+import dev.efferent.protocol.ResultStatus;
 import dev.efferent.protocol.TaskCancel;
 import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.protocol.WorkerTools;
-import dev.efferent.protocol.ToolDescriptor;
-import dev.efferent.protocol.ResultStatus;
 import dev.efferent.queue.ClaimRequest;
 import dev.efferent.queue.NewTask;
 import dev.efferent.queue.Task;
@@ -24,6 +25,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -33,7 +36,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class FailureTest extends RouterFixture {
 
     private Router hands() {
-        return start(true, Optional.empty());
+        return start(true);
     }
 
     /** What {@link #hands()} starts with. */
@@ -176,7 +179,7 @@ class FailureTest extends RouterFixture {
         TaskDispatch d = w.next(TaskDispatch.class);
         assertEquals(300, d.timeoutMs());
         w.accept(d);
-        w.connection.receive(new dev.efferent.protocol.TaskProgress(id, 10, "still going"));
+        w.connection.receive(new TaskProgress(id, 10, "still going"));
         TaskCancel cancel = w.next(TaskCancel.class);
         assertEquals("timed out after 300ms", cancel.reason());
         Task failed = await(id);
@@ -247,7 +250,7 @@ class FailureTest extends RouterFixture {
     void aWaiterForATaskAnotherBrainEndedMeanwhileIsAnsweredByTheLateResult() throws Exception {
         // No poll during the test: the answer must come from the late result, not from a look at the queue.
         start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(HEARTBEAT)
-                .withPollInterval(Duration.ofMinutes(1)), Optional.empty());
+                .withPollInterval(Duration.ofMinutes(1)));
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 2, FakeWorker.tool("stat", true));
         String id = router.submit(TaskRequest.of("stat", params("{}"))).task().id();
@@ -255,9 +258,9 @@ class FailureTest extends RouterFixture {
         w.accept(d);
         // Another brain on the same queue ends it (its lease ran out there, say); no notice reaches this one.
         queue.fail(id, "lease of worker laptop expired", false);
-        java.util.concurrent.CompletableFuture<Task> waiting = router.completion(id);
+        CompletableFuture<Task> waiting = router.completion(id);
         w.complete(d, "late");
-        Task ended = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        Task ended = waiting.get(10, TimeUnit.SECONDS);
         assertEquals(TaskStatus.FAILED, ended.status());
         assertEquals("lease of worker laptop expired", ended.error().orElseThrow());
     }

@@ -6,6 +6,7 @@ import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ResultStatus;
 import dev.efferent.protocol.TaskAccepted;
 import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskResult;
 import dev.efferent.protocol.ToolDescriptor;
 import dev.efferent.protocol.WorkerAck;
@@ -14,9 +15,9 @@ import dev.efferent.protocol.WorkerRegister;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -123,7 +124,7 @@ final class FakeWorker implements WorkerLink {
     }
 
     void progress(TaskDispatch d, int percent, String message) {
-        connection.receive(new dev.efferent.protocol.TaskProgress(d.taskId(), percent, message));
+        connection.receive(new TaskProgress(d.taskId(), percent, message));
     }
 
     void complete(TaskDispatch d, String text) {

@@ -2,14 +2,20 @@ package dev.efferent.router;
 
 import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.RejectReason;
 import dev.efferent.protocol.TaskDispatch;
+import dev.efferent.protocol.TaskRejected;
+import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerHeartbeat;
+import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.queue.TaskStatus;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -25,7 +31,7 @@ class LinkLivenessTest extends RouterFixture {
     /** Heartbeats far apart, so only the link check can notice anything within a test. */
     private Router startWithLinkTimeout(Duration timeout) {
         return start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
-                .withPollInterval(Duration.ofMillis(100)).withLinkTimeout(timeout), Optional.empty());
+                .withPollInterval(Duration.ofMillis(100)).withLinkTimeout(timeout));
     }
 
     @Test
@@ -98,11 +104,11 @@ class LinkLivenessTest extends RouterFixture {
         w.accept(a);
         String second = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
         TaskDispatch b = w.next(TaskDispatch.class);
-        w.connection.receive(new dev.efferent.protocol.TaskRejected(b.taskId(), dev.efferent.protocol.RejectReason.BUSY,
+        w.connection.receive(new TaskRejected(b.taskId(), RejectReason.BUSY,
                 "busy"));
         w.complete(a, "done");
         // No heartbeat comes within this test (30 s apart): only the result can say a slot is free.
-        w.next(dev.efferent.protocol.TaskResultAck.class);
+        w.next(TaskResultAck.class);
         TaskDispatch again = w.next(TaskDispatch.class);
         assertEquals(second, again.taskId());
         assertEquals(first, a.taskId());
@@ -111,7 +117,7 @@ class LinkLivenessTest extends RouterFixture {
     @Test
     void offlineWorkersAreForgottenAfterAWhileWithTheirTools() throws InterruptedException {
         start(RouterSettings.defaults().withHands(true).withHeartbeatInterval(Duration.ofSeconds(30))
-                .withPollInterval(Duration.ofMillis(100)).withForgetAfter(Duration.ofMillis(300)), Optional.empty());
+                .withPollInterval(Duration.ofMillis(100)).withForgetAfter(Duration.ofMillis(300)));
         FakeWorker w = new FakeWorker("gone");
         w.registerSilently(router, 2, FakeWorker.tool("only_here", false));
         w.disconnect("socket closed");
@@ -129,15 +135,15 @@ class LinkLivenessTest extends RouterFixture {
         startWithLinkTimeout(Duration.ofSeconds(3));
         FakeWorker a = new FakeWorker("id-a");
         a.connection = router.connect(a);
-        a.connection.receive(new dev.efferent.protocol.WorkerRegister(1, "id-a", "laptop", "h", "test",
-                java.util.List.of(), 2));
-        a.next(dev.efferent.protocol.WorkerAck.class);
+        a.connection.receive(new WorkerRegister(1, "id-a", "laptop", "h", "test",
+                List.of(), 2));
+        a.next(WorkerAck.class);
         FakeWorker b = new FakeWorker("id-b");
         b.connection = router.connect(b);
-        b.connection.receive(new dev.efferent.protocol.WorkerRegister(1, "id-b", "laptop", "h", "test",
-                java.util.List.of(), 2));
-        b.next(dev.efferent.protocol.WorkerAck.class);
-        assertEquals(java.util.List.of("laptop", "laptop-2"), router.workers().stream().map(WorkerInfo::name).sorted()
+        b.connection.receive(new WorkerRegister(1, "id-b", "laptop", "h", "test",
+                List.of(), 2));
+        b.next(WorkerAck.class);
+        assertEquals(List.of("laptop", "laptop-2"), router.workers().stream().map(WorkerInfo::name).sorted()
                 .toList());
     }
 
@@ -149,8 +155,8 @@ class LinkLivenessTest extends RouterFixture {
         String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
         TaskDispatch d = stopping.next(TaskDispatch.class);
         stopping.accept(d);
-        stopping.connection.receive(new dev.efferent.protocol.TaskRejected(id,
-                dev.efferent.protocol.RejectReason.SHUTTING_DOWN, "worker shutting down"));
+        stopping.connection.receive(new TaskRejected(id,
+                RejectReason.SHUTTING_DOWN, "worker shutting down"));
 
         FakeWorker other = new FakeWorker("other");
         other.registerSilently(router, 2, FakeWorker.tool("run_shell", false));

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
 import java.util.Map;
-import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,7 +17,7 @@ class QueuesTest {
 
     @Test
     void memoryIsTheDefaultProviderFoundOnTheModulePath() {
-        Config config = ConfigLoader.load(Optional.empty(), Map.of(), Map.of());
+        Config config = ConfigLoader.load(Map.of(), Map.of());
         try (TaskQueue queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC())) {
             queue.enqueue(NewTask.builder("t", "{}").build());
             assertEquals(1, queue.countQueued());
@@ -27,7 +26,7 @@ class QueuesTest {
 
     @Test
     void unknownProviderNameListsTheAvailableOnes() {
-        Config config = ConfigLoader.load(Optional.empty(), Map.of("EFFERENT_QUEUE_PROVIDER", "redis"), Map.of());
+        Config config = ConfigLoader.load(Map.of("EFFERENT_QUEUE_PROVIDER", "redis"), Map.of());
         PluginException e = assertThrows(PluginException.class,
                 () -> Queues.open(config, Queues.providers().build(), Clock.systemUTC()));
         assertEquals("no queue provider named 'redis'; available: [memory]", e.getMessage());

@@ -20,12 +20,23 @@ abstract class RouterFixture {
     TaskQueue queue;
     Router router;
 
-    Router start(boolean hands, Optional<LocalToolExecutor> local) {
-        return start(RouterSettings.defaults().withHands(hands).withHeartbeatInterval(HEARTBEAT)
-                .withPollInterval(Duration.ofMillis(100)), local);
+    Router start(boolean hands) {
+        return start(settings(hands));
     }
 
-    Router start(RouterSettings settings, Optional<LocalToolExecutor> local) {
+    Router start(boolean hands, LocalToolExecutor local) {
+        return start(settings(hands), local);
+    }
+
+    Router start(RouterSettings settings) {
+        if (queue == null) {
+            openQueue();
+        }
+        router = Router.start(settings, queue, Stores.inMemory(), new ProtocolCodec(), Clock.systemUTC());
+        return router;
+    }
+
+    Router start(RouterSettings settings, LocalToolExecutor local) {
         if (queue == null) {
             openQueue();
         }
@@ -38,9 +49,13 @@ abstract class RouterFixture {
         if (queue == null) {
             openQueue(time.clock());
         }
-        router = Router.start(settings, queue, Stores.inMemory(), Optional.empty(), new ProtocolCodec(), time.clock(),
-                time);
+        router = Router.start(settings, queue, Stores.inMemory(), new ProtocolCodec(), time.clock(), time);
         return router;
+    }
+
+    private static RouterSettings settings(boolean hands) {
+        return RouterSettings.defaults().withHands(hands).withHeartbeatInterval(HEARTBEAT)
+                .withPollInterval(Duration.ofMillis(100));
     }
 
     /** Opens the memory queue the next {@link #start} uses, e.g. to put tasks in it before a router runs. */

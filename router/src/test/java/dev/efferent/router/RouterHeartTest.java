@@ -11,7 +11,6 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -75,7 +74,7 @@ class RouterHeartTest extends RouterFixture {
                         throw e.getCause();
                     }
                 });
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         CompletableFuture<Void> stuck = CompletableFuture.runAsync(() -> router.submit(
@@ -96,7 +95,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitForATaskQueuedForAnOfflineMachineEndsAtOnce() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         w.disconnect("gone");
@@ -108,7 +107,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitIsToldWhenTheOnlyMachineWithTheToolGoesAway() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker busy = new FakeWorker("laptop");
         busy.register(router, 1, FakeWorker.tool("run_shell", false));
         String first = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
@@ -125,7 +124,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitForATaskThatFinishesHearsItsResult() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 1, FakeWorker.tool("run_shell", false));
         String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
@@ -139,7 +138,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWaitIsToldWhenATaskBackForAnotherTryHasNoMachineLeft() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         // Read-only: a task lost with its worker runs again, after a backoff, rather than failing.
         w.register(router, 1, FakeWorker.tool("stat", true));
@@ -155,7 +154,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aWorkerTakingOverItsOwnIdIsNotReportedOfflineToWhoeverWaits() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker old = new FakeWorker("laptop");
         old.register(router, 1, FakeWorker.tool("run_shell", false));
         router.submit(TaskRequest.of("run_shell", params("{}")).onWorker("laptop"));
@@ -176,7 +175,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void whoeverHearsATaskFinishReadsTheRouterWithoutIt() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         w.register(router, 2, FakeWorker.tool("run_shell", false));
         String id = router.submit(TaskRequest.of("run_shell", params("{}"))).task().id();
@@ -194,7 +193,7 @@ class RouterHeartTest extends RouterFixture {
 
     @Test
     void aCallAfterTheRouterClosedIsRefusedNotLeftWaiting() {
-        start(true, Optional.empty());
+        start(true);
         router.close();
         assertThrows(RuntimeException.class, () -> router.completion("any"));
         router = null;

@@ -12,7 +12,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -32,7 +31,7 @@ class RouterSettingsTest {
                     search_files: CLOUD
                     read_file: hybrid
                 """);
-        Config config = ConfigLoader.load(Optional.of(file), Map.of("EFFERENT_TASKS_DEFAULT__TIMEOUT", "90s"), Map.of());
+        Config config = ConfigLoader.load(file, Map.of("EFFERENT_TASKS_DEFAULT__TIMEOUT", "90s"), Map.of());
         RouterSettings s = RouterSettings.from(config);
         assertEquals(true, s.handsEnabled());
         assertEquals(Duration.ofSeconds(5), s.heartbeatInterval());
@@ -45,10 +44,10 @@ class RouterSettingsTest {
     @Test
     void badValuesNameTheKey() {
         ConfigException placement = assertThrows(ConfigException.class, () -> RouterSettings.from(ConfigLoader.load(
-                Optional.empty(), Map.of("EFFERENT_ROUTING_PLACEMENT_STAT", "MARS"), Map.of())));
+                Map.of("EFFERENT_ROUTING_PLACEMENT_STAT", "MARS"), Map.of())));
         assertEquals("routing.placement.stat must be LOCAL, CLOUD or HYBRID, got 'MARS'", placement.getMessage());
         ConfigException duration = assertThrows(ConfigException.class, () -> RouterSettings.from(ConfigLoader.load(
-                Optional.empty(), Map.of("EFFERENT_HANDS_HEARTBEAT__INTERVAL", "often"), Map.of())));
+                Map.of("EFFERENT_HANDS_HEARTBEAT__INTERVAL", "often"), Map.of())));
         assertEquals("setting 'hands.heartbeat-interval' (EFFERENT_HANDS_HEARTBEAT__INTERVAL) must be a duration such "
                 + "as 500ms, 30s, 5m, 1h, 2d or ISO-8601 PT30S, got 'often'",
                 duration.getMessage());

@@ -21,10 +21,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,14 +56,14 @@ class RoutingTest extends RouterFixture {
     }
 
     private static Tool tool(String name, Placement placement,
-                             java.util.function.BiFunction<ToolParams, ToolContext, ToolResult> body) {
+                             BiFunction<ToolParams, ToolContext, ToolResult> body) {
         return Tool.of(new ToolSpec(name, name, "{\"type\":\"object\",\"properties\":{\"text\":{\"type\":\"string\"}}}",
                 placement, ToolHints.READ_ONLY), body);
     }
 
     @Test
     void singleMachineModeRunsToolsInProcess() {
-        start(false, Optional.of(localTools()));
+        start(false, localTools());
         Submission s = router.submit(TaskRequest.of("echo", params("{\"text\":\"hi\"}")));
         assertFalse(s.offline());
         Task done = await(s.task().id());
@@ -72,8 +75,8 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void theBrainFollowsItsOwnToolkitWhenItsToolsComeAndGo() throws InterruptedException {
-        java.util.concurrent.atomic.AtomicBoolean up = new java.util.concurrent.atomic.AtomicBoolean(true);
-        List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicBoolean up = new AtomicBoolean(true);
+        List<Runnable> listeners = new CopyOnWriteArrayList<>();
         Tool flaky = new Tool() {
             @Override
             public ToolSpec spec() {
@@ -106,7 +109,7 @@ class RoutingTest extends RouterFixture {
                 listeners.add(changed);
             }
         };
-        start(false, Optional.of(new LocalToolExecutor(ToolCatalog.of(List.of(kit)), AllowedRoots.of(List.of(root)))));
+        start(false, new LocalToolExecutor(ToolCatalog.of(List.of(kit)), AllowedRoots.of(List.of(root))));
         assertEquals(TaskStatus.COMPLETED, await(router.submit(TaskRequest.of("flaky", params("{}"))).task().id())
                 .status());
 
@@ -125,7 +128,7 @@ class RoutingTest extends RouterFixture {
     }
 
     private void awaitKnown(String tool, boolean known) throws InterruptedException {
-        long end = System.nanoTime() + java.time.Duration.ofSeconds(10).toNanos();
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (router.tools().stream().anyMatch(t -> t.descriptor().name().equals(tool)) != known) {
             assertTrue(System.nanoTime() < end, tool + (known ? " never came back" : " was never dropped"));
             Thread.sleep(20);
@@ -134,7 +137,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void singleMachineModeRefusesInvalidParamsUpFront() {
-        start(false, Optional.of(localTools()));
+        start(false, localTools());
         RouterException e = assertThrows(RouterException.class,
                 () -> router.submit(TaskRequest.of("echo", params("{\"text\":5}"))));
         assertEquals(RouterException.Kind.BAD_REQUEST, e.kind());
@@ -143,7 +146,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void cloudToolsStayInTheBrainWithHandsEnabled() {
-        start(true, Optional.of(localTools()));
+        start(true, localTools());
         Task weather = await(router.submit(TaskRequest.of("weather", params("{}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, weather.status());
         Submission echo = router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}")));
@@ -155,9 +158,9 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void aHybridToolRunsOnAWorkerThatHasItElseInTheBrain() throws InterruptedException {
-        start(new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3, java.time.Duration.ofSeconds(30),
-                java.time.Duration.ofMillis(100), Map.of("echo", Placement.HYBRID), java.time.Duration.ofDays(7),
-                java.time.Duration.ofSeconds(3), java.time.Duration.ofDays(7)), Optional.of(localTools()));
+        start(new RouterSettings(true, HEARTBEAT, 2, Duration.ofMinutes(1), 3, Duration.ofSeconds(30),
+                Duration.ofMillis(100), Map.of("echo", Placement.HYBRID), Duration.ofDays(7),
+                Duration.ofSeconds(3), Duration.ofDays(7)), localTools());
         Task inBrain = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"here\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, inBrain.status(), "no worker has it: the brain runs it");
 
@@ -173,10 +176,10 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void placementOverrideFromConfigurationWins() {
-        RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, java.time.Duration.ofMinutes(1), 3,
-                java.time.Duration.ofSeconds(30), java.time.Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
-                java.time.Duration.ofDays(7), java.time.Duration.ofSeconds(3), java.time.Duration.ofDays(7));
-        start(settings, Optional.of(localTools()));
+        RouterSettings settings = new RouterSettings(true, HEARTBEAT, 2, Duration.ofMinutes(1), 3,
+                Duration.ofSeconds(30), Duration.ofMillis(200), Map.of("echo", Placement.CLOUD),
+                Duration.ofDays(7), Duration.ofSeconds(3), Duration.ofDays(7));
+        start(settings, localTools());
         Task echo = await(router.submit(TaskRequest.of("echo", params("{\"text\":\"x\"}"))).task().id());
         assertEquals(TaskStatus.COMPLETED, echo.status());
         assertEquals("CLOUD", router.tools().stream().filter(t -> t.descriptor().name().equals("echo")).findFirst()
@@ -185,7 +188,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void dispatchToAWorkerAndBack() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w = new FakeWorker("laptop");
         WorkerAck ack = w.register(router, 2, FakeWorker.tool("read_file", true));
         assertEquals(0, ack.queuedTasks());
@@ -219,7 +222,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void queuedWhileOfflineThenDrainedOnConnectWithinConcurrency() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker first = new FakeWorker("laptop");
         first.register(router, 1, FakeWorker.tool("run_shell", false));
         first.disconnect("test");
@@ -247,7 +250,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void eachTaskGoesToAWorkerThatHasTheTool() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker files = new FakeWorker("files");
         FakeWorker browser = new FakeWorker("browser");
         files.register(router, 4, FakeWorker.tool("read_file", true));
@@ -260,7 +263,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void namedTargetWinsThenActiveWorkerThenLeastLoaded() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker a = new FakeWorker("a");
         FakeWorker b = new FakeWorker("b");
         a.register(router, 4, FakeWorker.tool("stat", true));
@@ -283,7 +286,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void targetOfflineMeansQueuedForIt() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker a = new FakeWorker("a");
         FakeWorker b = new FakeWorker("b");
         a.register(router, 4, FakeWorker.tool("stat", true));
@@ -299,7 +302,7 @@ class RoutingTest extends RouterFixture {
 
     @Test
     void unknownToolsAndWorkersAreBadRequests() {
-        start(true, Optional.empty());
+        start(true);
         new FakeWorker("a").register(router, 1, FakeWorker.tool("stat", true));
         RouterException tool = assertThrows(RouterException.class, () -> router.submit(TaskRequest.of("nope", params("{}"))));
         assertEquals("unknown tool 'nope'; known tools: [stat]", tool.getMessage());

@@ -1,19 +1,26 @@
 package dev.efferent.router;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.protocol.ErrorCode;
 import dev.efferent.protocol.ErrorMessage;
+import dev.efferent.protocol.Message;
+import dev.efferent.protocol.ProtocolCodec;
 import dev.efferent.protocol.RejectReason;
 import dev.efferent.protocol.TaskDispatch;
 import dev.efferent.protocol.TaskProgress;
 import dev.efferent.protocol.TaskRejected;
 import dev.efferent.protocol.TaskResultAck;
+import dev.efferent.protocol.ToolDescriptor;
+import dev.efferent.protocol.WorkerAck;
 import dev.efferent.protocol.WorkerRegister;
 import dev.efferent.queue.Task;
 import dev.efferent.queue.TaskStatus;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
 import java.util.List;
-import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -40,13 +47,12 @@ class WorkerIdentityTest extends RouterFixture {
     /** A second router over the same queue: another brain, which knows the tasks only from the queue. */
     private Router anotherBrain() {
         return Router.start(router.settings(), queue, Stores.inMemory(),
-                Optional.empty(), new dev.efferent.protocol.ProtocolCodec(),
-                java.time.Clock.systemUTC());
+                new ProtocolCodec(), Clock.systemUTC());
     }
 
     /** A router with worker "laptop" online, heartbeating, whose link no longer answers pings. */
     private FakeWorker laptopWhosePingGoesUnanswered() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker old = new FakeWorker("laptop");
         old.register(router, 2, FakeWorker.tool("run_shell", false));
         old.liveness = FakeWorker.Liveness.SILENT;
@@ -55,7 +61,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aForgedResultFromAnotherWorkerIsRefusedAndTheRealResultIsStored() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         FakeWorker rogue = new FakeWorker("rogue");
@@ -77,7 +83,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void forgedProgressAndRejectionAreRefused() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         FakeWorker rogue = new FakeWorker("rogue");
@@ -95,7 +101,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aResultForATaskDispatchedBeforeARestartIsTakenOnlyFromTheWorkerHoldingIt() {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         TaskDispatch d = runningOn(w1);
@@ -114,7 +120,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void aSecondConnectionWithTheIdOfALiveWorkerIsRefused() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker first = new FakeWorker("laptop");
         first.register(router, 2, FakeWorker.tool("run_shell", false));
         FakeWorker impostor = new FakeWorker("laptop");
@@ -153,10 +159,10 @@ class WorkerIdentityTest extends RouterFixture {
             w.connection.receive(new WorkerRegister(1, "laptop", "laptop", "host", "test", List.of(), 2));
         }
         assertEquals(1008, old.awaitClose());
-        dev.efferent.protocol.Message a = first.received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
-        dev.efferent.protocol.Message b = second.received.poll(10, java.util.concurrent.TimeUnit.SECONDS);
-        long admitted = java.util.stream.Stream.of(a, b).filter(m -> m instanceof dev.efferent.protocol.WorkerAck).count();
-        long refused = java.util.stream.Stream.of(a, b).filter(m -> m instanceof ErrorMessage).count();
+        Message a = first.received.poll(10, TimeUnit.SECONDS);
+        Message b = second.received.poll(10, TimeUnit.SECONDS);
+        long admitted = Stream.of(a, b).filter(m -> m instanceof WorkerAck).count();
+        long refused = Stream.of(a, b).filter(m -> m instanceof ErrorMessage).count();
         assertEquals(1, admitted, a + " / " + b);
         assertEquals(1, refused, a + " / " + b);
         assertEquals(1, router.workers().stream().filter(w -> w.id().equals("laptop") && w.online()).count());
@@ -164,7 +170,7 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void progressOfATaskThisBrainDidNotDispatchIsDroppedQuietlyFromTheWorkerHoldingIt() throws InterruptedException {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker w1 = new FakeWorker("w1");
         w1.register(router, 2, FakeWorker.tool("run_shell", false));
         TaskDispatch d = runningOn(w1);
@@ -182,13 +188,13 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void paramsAreCheckedAgainstTheSchemaOfTheWorkerThatWillRunTheCall() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker strict = new FakeWorker("strict");
-        dev.efferent.protocol.ToolDescriptor tool = shell(STRICT_SHELL);
+        ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
         String id = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}"))).task().id();
-        dev.efferent.queue.Task failed = await(id);
-        assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
+        Task failed = await(id);
+        assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
                 failed.error().orElseThrow());
         assertTrue(strict.quietFor(200).stream().noneMatch(m -> m instanceof TaskDispatch), "never sent");
@@ -196,9 +202,9 @@ class WorkerIdentityTest extends RouterFixture {
 
     @Test
     void paramsCheckedOnAdmissionAgainstTheWorkersOwnCopyAreNotCheckedAgainAtDispatch() throws Exception {
-        start(true, Optional.empty());
+        start(true);
         FakeWorker strict = new FakeWorker("strict");
-        dev.efferent.protocol.ToolDescriptor tool = shell(STRICT_SHELL);
+        ToolDescriptor tool = shell(STRICT_SHELL);
         strict.register(router, 2, tool);
 
         // Its caller (the front door) checked the params against this very copy: the router does not check again, so
@@ -208,11 +214,11 @@ class WorkerIdentityTest extends RouterFixture {
         assertEquals(once, strict.next(TaskDispatch.class).taskId());
 
         // Checked against another copy of the tool (a looser one): checked again against the worker's, and refused.
-        dev.efferent.protocol.ToolDescriptor loose = shell("{\"type\":\"object\"}");
+        ToolDescriptor loose = shell("{\"type\":\"object\"}");
         String twice = router.submit(TaskRequest.of("run_shell", params("{\"cmd\":\"ls\"}")).checkedAgainst(loose))
                 .task().id();
-        dev.efferent.queue.Task failed = await(twice);
-        assertEquals(dev.efferent.queue.TaskStatus.FAILED, failed.status());
+        Task failed = await(twice);
+        assertEquals(TaskStatus.FAILED, failed.status());
         assertEquals("invalid params for run_shell on strict: $: required property 'command' not found",
                 failed.error().orElseThrow());
     }
@@ -222,9 +228,9 @@ class WorkerIdentityTest extends RouterFixture {
             + "{\"type\":\"string\"}},\"required\":[\"command\"]}";
 
     /** A worker's run_shell with {@code schema}. */
-    private static dev.efferent.protocol.ToolDescriptor shell(String schema) throws Exception {
-        return new dev.efferent.protocol.ToolDescriptor("run_shell", "shell",
-                (com.fasterxml.jackson.databind.node.ObjectNode) FakeWorker.JSON.readTree(schema), "LOCAL", false,
+    private static ToolDescriptor shell(String schema) throws Exception {
+        return new ToolDescriptor("run_shell", "shell",
+                (ObjectNode) FakeWorker.JSON.readTree(schema), "LOCAL", false,
                 false, false, false);
     }
 }

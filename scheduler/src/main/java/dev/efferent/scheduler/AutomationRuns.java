@@ -23,6 +23,8 @@ import java.lang.System.Logger.Level;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
@@ -51,7 +53,7 @@ final class AutomationRuns implements AutoCloseable {
     private final ExecutorService steps = Executors.newSingleThreadExecutor(
             Thread.ofPlatform().name("efferent-automations").daemon().factory());
     private volatile AssistantHost host;
-    private final java.util.Set<String> unreadable = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<String> unreadable = ConcurrentHashMap.newKeySet();
     private volatile Calls calls;
 
     AutomationRuns(Router router, Store store, ObjectMapper json) {
@@ -75,11 +77,14 @@ final class AutomationRuns implements AutoCloseable {
         }));
     }
 
-    /** Starts replaying {@code a} in {@code conversation}; what to tell whoever asked. */
-    String run(Conversation conversation, Automation a, Map<String, String> values, Optional<String> worker) {
+    /**
+     * Starts replaying {@code a} in {@code conversation}, on {@code worker} (blank for the conversation's active
+     * machine, or any); what to tell whoever asked.
+     */
+    String run(Conversation conversation, Automation a, Map<String, String> values, String worker) {
         // 60 random bits: a run id is part of its steps' idempotency keys, which must never meet an old run's.
-        Run run = new Run("r-" + Ids.next(), a, Map.copyOf(values), conversation.key(), worker, 0,
-                Optional.empty());
+        Run run = new Run("r-" + Ids.next(), a, Map.copyOf(values), conversation.key(),
+                Optional.of(worker).filter(w -> !w.isBlank()), 0, Optional.empty());
         String data = write(run);
         records.put(run.id(), data);
         LOG.log(Level.INFO, "Automation {0} runs ({1}) in {2}", a.name(), run.id(), conversation.key());
@@ -104,7 +109,7 @@ final class AutomationRuns implements AutoCloseable {
                 return;
             }
             Calls.Started started = calls.start(conversation(run), run.id(), run.step(), step.tool(), params,
-                    run.worker(), step.approval());
+                    run.worker().orElse(""), step.approval());
             switch (started) {
                 case Calls.Started.Refused r -> end(run, stoppedAt(run) + " was refused: " + r.reason());
                 case Calls.Started.Submitted s -> {

@@ -3,6 +3,7 @@ package dev.efferent.scheduler;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.assistant.AssistantHost;
 import dev.efferent.assistant.Calls;
 import dev.efferent.assistant.Extension;
@@ -206,7 +207,7 @@ public final class Automations implements Extension, AutoCloseable {
                     return "Nothing recorded yet: no tool call has finished here since /record start. Make the calls, "
                             + "then /record stop.";
                 }
-                Automation a = save(r.path("name").asText(), "", Optional.empty(), calls, literals, List.of());
+                Automation a = save(r.path("name").asText(), "", "", calls, literals, List.of());
                 saved.stopRecording(key);
                 return "Saved " + a.name() + " as the tool " + a.toolName() + describeVariables(a) + ":\n"
                         + a.describeSteps();
@@ -283,12 +284,13 @@ public final class Automations implements Extension, AutoCloseable {
         String description = args.path("description").asText("").replaceAll("\\p{Cntrl}", " ").strip();
         description = description.length() > 200 ? description.substring(0, 200) + "…" : description;
         Automation a = save(name, description,
-                Optional.ofNullable(args.get("url")).map(JsonNode::asText).filter(u -> !u.isBlank()),
+                Optional.ofNullable(args.get("url")).map(JsonNode::asText).filter(u -> !u.isBlank()).orElse(""),
                 all.subList(all.size() - last, all.size()), literals, approval);
         return "Saved " + a.name() + " as the tool " + a.toolName() + describeVariables(a) + ":\n" + a.describeSteps();
     }
 
-    private Automation save(String name, String description, Optional<String> url, List<Task> calls,
+    /** Saves {@code calls} as the automation {@code name}; {@code url} is the page it was made on, blank if none. */
+    private Automation save(String name, String description, String url, List<Task> calls,
                             Map<String, String> literals, List<Integer> approval) {
         if (get(name).isPresent()) {
             // Never over one saved before, whose steps may have been marked to ask.
@@ -304,10 +306,11 @@ public final class Automations implements Extension, AutoCloseable {
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException("task " + t.id() + " has params that are not JSON", e);
             }
-            steps.add(new Automation.Step(t.tool(), Automation.marked((com.fasterxml.jackson.databind.node.ObjectNode)
+            steps.add(new Automation.Step(t.tool(), Automation.marked((ObjectNode)
                     params, literals), approval.contains(i + 1)));
         }
-        Automation a = new Automation(name, description, url, steps, clock.instant());
+        Automation a = new Automation(name, description, Optional.of(url).filter(u -> !u.isBlank()), steps,
+                clock.instant());
         List<String> unused = literals.keySet().stream().filter(v -> !a.variables().contains(v)).toList();
         if (!unused.isEmpty()) {
             throw new IllegalArgumentException("the value of " + String.join(", ", unused) + " appears in none of the "
@@ -335,7 +338,7 @@ public final class Automations implements Extension, AutoCloseable {
                     + " (text), e.g. /run " + a.toolName() + " " + example(a));
         }
         Optional<String> worker = Optional.ofNullable(args.get("worker")).map(JsonNode::asText).filter(w -> !w.isBlank());
-        return runs.run(c, a, values, worker);
+        return runs.run(c, a, values, worker.orElse(""));
     }
 
     /** The tool calls that finished well in {@code c} since {@code since}, oldest first; not replays or fires. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -40,9 +41,15 @@ public record Schedule(String id, String conversation, When when, Action action,
     }
 
     /** This schedule after {@code fired} more fires, next at {@code next}, with {@code pending} to submit. */
-    Schedule advanced(int fired, Optional<Instant> next, List<Instant> pending) {
-        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, next, created,
-                pending);
+    Schedule advanced(int fired, Instant next, List<Instant> pending) {
+        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, Optional.of(next),
+                created, pending);
+    }
+
+    /** This schedule after {@code fired} more fires and no next one, with {@code pending} to submit. */
+    Schedule ended(int fired, List<Instant> pending) {
+        return new Schedule(id, conversation, when, action, missed, maxRuns, until, runs + fired, Optional.empty(),
+                created, pending);
     }
 
     /** What a fire does. */
@@ -86,13 +93,13 @@ public record Schedule(String id, String conversation, When when, Action action,
 
         /** As written in settings and requests: {@code skip}, {@code run-once}, {@code run-all}. */
         public String word() {
-            return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return name().toLowerCase(Locale.ROOT).replace('_', '-');
         }
 
         /** The policy written as {@code word}. */
         static Optional<Missed> of(String word) {
             for (Missed m : values()) {
-                if (m.word().equals(word.strip().toLowerCase(java.util.Locale.ROOT))) {
+                if (m.word().equals(word.strip().toLowerCase(Locale.ROOT))) {
                     return Optional.of(m);
                 }
             }

@@ -184,7 +184,7 @@ public final class ScheduleCommands implements Extension {
     }
 
     private String list(String conversation) {
-        List<Schedule> here = scheduler.list(Optional.of(conversation));
+        List<Schedule> here = scheduler.list(conversation);
         if (here.isEmpty()) {
             return "Nothing is scheduled here. /remind 10m <text> or /every 1h <command or prompt> sets something.";
         }

@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Schedules and reminders: each fires a reminder, a prompt for the assistant, or a tool call, once, at an interval
@@ -147,7 +148,7 @@ public final class Scheduler implements AutoCloseable {
             throw new IllegalArgumentException("no machine has a tool named '" + call.tool() + "' (yet): /workers "
                     + "and GET /api/v1/tools list the tools there are");
         }
-        long here = list(Optional.of(conversation)).size();
+        long here = list(conversation).size();
         if (here >= settings.maxPerConversation()) {
             throw new IllegalArgumentException("this conversation has " + here + " schedules, the most it may have "
                     + "(scheduler.max-per-conversation); remove one with /unschedule <id>");
@@ -181,12 +182,20 @@ public final class Scheduler implements AutoCloseable {
         }
     }
 
-    /** The schedules of {@code conversation}, or all, soonest first. */
-    public List<Schedule> list(Optional<String> conversation) {
+    /** All the schedules, soonest first. */
+    public List<Schedule> list() {
+        return list(s -> true);
+    }
+
+    /** The schedules of {@code conversation}, soonest first. */
+    public List<Schedule> list(String conversation) {
+        return list(s -> s.conversation().equals(conversation));
+    }
+
+    private List<Schedule> list(Predicate<Schedule> wanted) {
         List<Schedule> found = new ArrayList<>();
         for (Map.Entry<String, String> e : kept.all().entrySet()) {
-            kept.read(e.getKey(), e.getValue()).filter(s -> s.next().isPresent())
-                    .filter(s -> conversation.map(s.conversation()::equals).orElse(true)).ifPresent(found::add);
+            kept.read(e.getKey(), e.getValue()).filter(s -> s.next().isPresent()).filter(wanted).ifPresent(found::add);
         }
         found.sort(Comparator.comparing(s -> s.next().orElseThrow()));
         return found;
@@ -308,7 +317,8 @@ public final class Scheduler implements AutoCloseable {
         }
         boolean call = s.action() instanceof Schedule.Action.Call;
         // Decided once, by the brain whose compare-and-set wins; the others see the schedule moved on.
-        Schedule after = s.advanced(run.size(), next, call ? run : List.of());
+        List<Instant> pending = call ? run : List.of();
+        Schedule after = next.isPresent() ? s.advanced(run.size(), next.get(), pending) : s.ended(run.size(), pending);
         Optional<String> moved = kept.replace(key, data, after);
         if (moved.isEmpty()) {
             return;
@@ -336,7 +346,7 @@ public final class Scheduler implements AutoCloseable {
         if (s.next().isEmpty()) {
             kept.remove(key);
         } else {
-            kept.replace(key, data, s.advanced(0, s.next(), List.of()));
+            kept.replace(key, data, s.advanced(0, s.next().get(), List.of()));
         }
     }
 

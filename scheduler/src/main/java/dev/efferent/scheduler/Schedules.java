@@ -16,6 +16,8 @@ import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 
@@ -209,7 +211,7 @@ final class Schedules {
     }
 
     private static List<String> present(JsonNode body, String... fields) {
-        return java.util.Arrays.stream(fields).filter(f -> body.has(f) && !body.get(f).isNull()).toList();
+        return Arrays.stream(fields).filter(f -> body.has(f) && !body.get(f).isNull()).toList();
     }
 
     private static Optional<String> text(JsonNode body, String field) {
@@ -266,7 +268,7 @@ final class Schedules {
                 Instant.parse(w.get("start").asText()))
                 : w.has("cron") ? new When.CronIn(Cron.parse(w.get("cron").asText()), ZoneId.of(w.path("zone").asText()))
                 : unknown("when", w);
-        List<Instant> pending = new java.util.ArrayList<>();
+        List<Instant> pending = new ArrayList<>();
         o.path("pending").forEach(t -> pending.add(Instant.parse(t.asText())));
         JsonNode a = o.path("action");
         Schedule.Action action = a.has("remind") ? new Schedule.Action.Remind(a.get("remind").asText())

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -104,7 +105,7 @@ class AutomationsTest extends ConversationFixture {
         String asked = awaitSent("Allow read_file", Duration.ofSeconds(20));
         String id = taskIn(asked);
         assertEquals("Stopped 1 automation run.", say("/stop"));
-        assertEquals("cancelled", router.task(id).orElseThrow().status().name().toLowerCase(java.util.Locale.ROOT));
+        assertEquals("cancelled", router.task(id).orElseThrow().status().name().toLowerCase(Locale.ROOT));
         assertEquals("There is no run " + run + " going on.", say("/automation stop " + run));
         Thread.sleep(300);
         assertTrue(channel.sent.stream().noneMatch(s -> s.contains("stopped: step 2")), "no report of a run "

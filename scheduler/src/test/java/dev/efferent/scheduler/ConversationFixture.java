@@ -34,7 +34,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -60,10 +59,10 @@ abstract class ConversationFixture {
     @BeforeEach
     void startParts() throws Exception {
         Files.writeString(root.resolve("notes.txt"), "buy milk\n");
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         Store records = Stores.inMemory();
         // Writing files and running commands would ask by default: these tests allow them, unless a step asks.
@@ -74,7 +73,7 @@ abstract class ConversationFixture {
         automations = new Automations(router, records, Clock.systemUTC());
         model = ScriptedModelServer.start();
         Map<String, String> m = Map.of("base-url", model.openAiBaseUrl(), "name", "scripted");
-        agent = new Agent(router, Optional.of(Models.providers().select("openai").open(Settings.of(m))),
+        agent = new Agent(router, Models.providers().select("openai").open(Settings.of(m)),
                 AgentSettings.defaults(), approvals, records, Clock.systemUTC(),
                 List.of(new ScheduleCommands(scheduler), automations));
         chat = new ChatService(new Gateway(router, approvals), agent, 2_000, Duration.ofMillis(100), Clock.systemUTC());

@@ -2,6 +2,7 @@ package dev.efferent.scheduler;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.approvals.ApprovalSettings;
 import dev.efferent.approvals.Approvals;
 import dev.efferent.assistant.AssistantHost;
@@ -65,10 +66,10 @@ class SchedulerTest {
 
     @BeforeEach
     void start() {
-        var config = ConfigLoader.load(Optional.empty(), Map.of("tools.roots", root.toString()), Map.of(), Map.of());
+        var config = ConfigLoader.load(Map.of("tools.roots", root.toString()), Map.of(), Map.of());
         queue = Queues.open(config, Queues.providers().build(), Clock.systemUTC());
         router = Router.start(RouterSettings.defaults().withHands(false), queue, Stores.inMemory(),
-                Optional.of(LocalTools.open(config)),
+                LocalTools.open(config),
                 new ProtocolCodec(), Clock.systemUTC());
         approvals = new Approvals(router, ApprovalSettings.defaults(), Stores.inMemory(), Clock.systemUTC());
     }
@@ -182,7 +183,7 @@ class SchedulerTest {
                 + "00:32:59 fire; 00:33:59 is after until: " + host.posted);
         assertTrue(s.get(twice.id()).isEmpty(), "ended, it is gone");
         assertTrue(s.get(until.id()).isEmpty());
-        assertEquals(List.of(), s.list(Optional.empty()));
+        assertEquals(List.of(), s.list());
     }
 
     @Test
@@ -243,7 +244,7 @@ class SchedulerTest {
         s.create(CHAT.key(), json("{\"in\": \"5m\", \"prompt\": \"check the tests\"}"));
         clock.advance(Duration.ofMinutes(5));
         s.runDue();
-        assertEquals(1, host.received.size(), host.posted + " " + s.list(Optional.empty()));
+        assertEquals(1, host.received.size(), host.posted + " " + s.list());
         assertEquals("check the tests", host.received.getFirst().text());
         assertEquals(CHAT, host.received.getFirst().conversation());
         assertTrue(host.posted.getFirst().contains("check the tests"), "the person sees why the assistant speaks");
@@ -280,10 +281,10 @@ class SchedulerTest {
 
         String list = say(s, "/schedules");
         assertEquals(6, list.lines().count(), list);
-        String id = s.list(Optional.of(CHAT.key())).getFirst().id();
+        String id = s.list(CHAT.key()).getFirst().id();
         assertTrue(say(s, "/unschedule " + id).startsWith("Removed schedule " + id));
         assertTrue(say(s, "/unschedule " + id).startsWith("There is no schedule " + id));
-        assertEquals(4, s.list(Optional.of(CHAT.key())).size());
+        assertEquals(4, s.list(CHAT.key()).size());
         assertTrue(new ScheduleCommands(s).command(new IncomingMessage(CHAT, "me", "/tasks")).isEmpty(),
                 "not the scheduler's command");
     }
@@ -302,7 +303,7 @@ class SchedulerTest {
                 + "\"x\"}")).startsWith("Not scheduled: say when with exactly one of in"));
         assertTrue(chat.call(CHAT, new ToolCall("5", "schedule", "not json")).startsWith("The arguments are not valid "
                 + "JSON"));
-        String id = s.list(Optional.of(CHAT.key())).getFirst().id();
+        String id = s.list(CHAT.key()).getFirst().id();
         Conversation other = new Conversation("telegram", "9");
         assertTrue(chat.call(other, new ToolCall("6", "unschedule", "{\"id\": \"" + id + "\"}"))
                 .startsWith("There is no schedule " + id + " in this conversation"), "another conversation's model "
@@ -354,7 +355,7 @@ class SchedulerTest {
         Schedule ls = s.create(CHAT.key(), json("{\"every\": \"1m\", \"tool\": \"list_dir\", \"params\": "
                 + "{\"path\": \".\"}}"));
         // What a brain stopped right after winning the fire at 00:30:59 leaves: the fire pending, the next time set.
-        var stored = (com.fasterxml.jackson.databind.node.ObjectNode) JSON.readTree(
+        var stored = (ObjectNode) JSON.readTree(
                 records.get(ls.id()).orElseThrow());
         stored.put("next", "2026-11-23T00:31:59Z").put("runs", 1).putArray("pending").add("2026-11-23T00:30:59Z");
         records.put(ls.id(), stored.toString());

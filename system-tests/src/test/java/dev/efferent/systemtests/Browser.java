@@ -14,7 +14,7 @@ final class Browser implements AutoCloseable {
             Path.of("/usr/bin/chromium-browser"), Path.of("/usr/bin/google-chrome"));
 
     final Playwright playwright;
-    final com.microsoft.playwright.Browser browser;
+    final com.microsoft.playwright.Browser browser; // qualified: a clash with dev.efferent.systemtests.Browser
 
     Browser() {
         Path chromium = CANDIDATES.stream().filter(Files::isExecutable).findFirst().orElseThrow(() -> new AssertionError(

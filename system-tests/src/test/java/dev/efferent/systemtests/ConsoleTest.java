@@ -4,12 +4,18 @@ import com.microsoft.playwright.BrowserContext;
 import com.microsoft.playwright.Locator;
 import com.microsoft.playwright.Page;
 import com.microsoft.playwright.options.WaitForSelectorState;
+import com.sun.net.httpserver.HttpServer;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,7 +35,7 @@ class ConsoleTest extends SystemFixture {
         Files.createDirectories(shots);
 
         try (Browser chromium = new Browser();
-             BrowserContext context = chromium.browser.newContext(new com.microsoft.playwright.Browser.NewContextOptions()
+             BrowserContext context = chromium.browser.newContext(new com.microsoft.playwright.Browser.NewContextOptions() // qualified: a clash with dev.efferent.systemtests.Browser
                      .setViewportSize(1280, 800))) {
             Page page = context.newPage();
             page.navigate("http://127.0.0.1:" + brain.port() + "/");
@@ -100,7 +106,7 @@ class ConsoleTest extends SystemFixture {
             running.waitFor(new Locator.WaitForOptions().setTimeout(WAIT_MS));
             running.click();
             page.locator("[data-testid=task-progress]").filter(new Locator.FilterOptions()
-                    .setHasText(java.util.regex.Pattern.compile("\\d+ lines, \\d+ s: tick \\d+"))).waitFor(
+                    .setHasText(Pattern.compile("\\d+ lines, \\d+ s: tick \\d+"))).waitFor(
                     new Locator.WaitForOptions().setTimeout(WAIT_MS));
             view.locator("[data-testid=task-cancel]").click();
             waitForText(page, "[data-testid=task-status]", "cancelled");
@@ -139,9 +145,9 @@ class ConsoleTest extends SystemFixture {
                 ws.onopen = () => out('socket open');
                 ws.onerror = () => out('socket refused');
                 </script>""").replace("BRAIN", brainUrl).replace("PWNED", pwned.toString())
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        com.sun.net.httpserver.HttpServer site = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+                .getBytes(StandardCharsets.UTF_8);
+        HttpServer site = HttpServer.create(
+                new InetSocketAddress("127.0.0.1", 0), 0);
         site.createContext("/", ex -> {
             ex.getResponseHeaders().add("Content-Type", "text/html");
             ex.sendResponseHeaders(200, evil.length);
@@ -149,7 +155,7 @@ class ConsoleTest extends SystemFixture {
             ex.close();
         });
         site.start();
-        List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<String> violations = new CopyOnWriteArrayList<>();
         try (Browser chromium = new Browser();
              BrowserContext context = chromium.browser.newContext()) {
             Page attack = context.newPage();
@@ -203,7 +209,7 @@ class ConsoleTest extends SystemFixture {
         Path shots = Path.of(System.getProperty("efferent.test.screenshots", "target/screenshots"));
         Files.createDirectories(shots);
         try (Browser chromium = new Browser();
-             BrowserContext context = chromium.browser.newContext(new com.microsoft.playwright.Browser.NewContextOptions()
+             BrowserContext context = chromium.browser.newContext(new com.microsoft.playwright.Browser.NewContextOptions() // qualified: a clash with dev.efferent.systemtests.Browser
                      .setViewportSize(1280, 800))) {
             Page page = context.newPage();
             page.navigate("http://127.0.0.1:" + brain.port() + "/#token=" + TOKEN);
@@ -212,7 +218,7 @@ class ConsoleTest extends SystemFixture {
             waitForText(page, ".msg.bot", "Pairing code:");
             String shown = page.locator(".msg.bot").filter(new Locator.FilterOptions().setHasText("Pairing code:"))
                     .first().innerText();
-            java.util.regex.Matcher code = java.util.regex.Pattern.compile("--pair (\\S{5}-\\S{5})").matcher(shown);
+            Matcher code = Pattern.compile("--pair (\\S{5}-\\S{5})").matcher(shown);
             assertTrue(code.find(), shown);
 
             worker("laptop", dir.resolve("laptop"), List.of(brain), List.of(), Map.of("EFFERENT_WORKER_SECRET", ""),

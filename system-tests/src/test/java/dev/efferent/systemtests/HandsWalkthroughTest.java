@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +19,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -37,7 +41,7 @@ class HandsWalkthroughTest extends SystemFixture {
 
     @Test
     void theReadmesTwoTerminalsAndThePluginWalkthroughWorkAsWritten() throws Exception {
-        try (ServerSocket free = new ServerSocket(PORT, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket free = new ServerSocket(PORT, 1, InetAddress.getLoopbackAddress())) {
             assertTrue(free.isBound());
         } catch (IOException e) {
             throw new AssertionError("port " + PORT + ", which the README's walkthrough uses, is taken: stop what "
@@ -82,7 +86,7 @@ class HandsWalkthroughTest extends SystemFixture {
         Map<String, String> terminals = new LinkedHashMap<>();
         String current = null;
         for (String line : block.split("\n")) {
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("^# (terminal \\d+)").matcher(line);
+            Matcher m = Pattern.compile("^# (terminal \\d+)").matcher(line);
             if (m.find()) {
                 current = m.group(1);
                 terminals.putIfAbsent(current, "");
@@ -162,7 +166,7 @@ class HandsWalkthroughTest extends SystemFixture {
         }
     }
 
-    private void await(String what, java.util.function.BooleanSupplier done, int seconds) throws Exception {
+    private void await(String what, BooleanSupplier done, int seconds) throws Exception {
         long end = System.nanoTime() + Duration.ofSeconds(seconds).toNanos();
         while (System.nanoTime() < end) {
             if (done.getAsBoolean()) {

@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -106,7 +108,7 @@ class PairingTest extends SystemFixture {
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(30, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), out);
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+        Matcher m = Pattern.compile(
                 "Pairing code: ([A-Z0-9]{5}-[A-Z0-9]{5}) \\(works once, for 10 minutes\\)\\nOn the machine to join, run:\\n"
                         + "  bin/efferent worker --brain-url ws://127\\.0\\.0\\.1:" + brain.port() + " --pair \\1\\n")
                 .matcher(out);

@@ -3,9 +3,13 @@ package dev.efferent.systemtests;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.File;
 import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -13,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -130,7 +135,7 @@ abstract class SystemFixture {
                 dir.resolve("state-" + name).toString(), "--max-concurrency", "4"));
         args.addAll(List.of(extraArgs));
         StringBuilder modulePath = new StringBuilder(lib("worker").toString());
-        plugins.forEach(p -> modulePath.append(java.io.File.pathSeparator).append(lib(p)));
+        plugins.forEach(p -> modulePath.append(File.pathSeparator).append(lib(p)));
         Map<String, String> all = new HashMap<>(env);
         all.putIfAbsent("EFFERENT_WORKER_SECRET", SECRET);
         all.putIfAbsent("EFFERENT_WORKER_RECONNECT_MAX", "2s");
@@ -163,14 +168,14 @@ abstract class SystemFixture {
     }
 
     @AfterEach
-    void stopEverything(org.junit.jupiter.api.TestInfo test) throws Exception {
+    void stopEverything(TestInfo test) throws Exception {
         Path keep = Path.of("target", "system-test-logs", test.getTestClass().map(Class::getSimpleName).orElse("")
-                + "." + test.getTestMethod().map(java.lang.reflect.Method::getName).orElse(""));
+                + "." + test.getTestMethod().map(Method::getName).orElse(""));
         Files.createDirectories(keep);
         for (Launched l : launched) {
             l.kill();
             // Kept for reading after a failure: the temporary directory goes away with the test.
-            Files.copy(l.log(), keep.resolve(l.name() + ".log"), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.copy(l.log(), keep.resolve(l.name() + ".log"), StandardCopyOption.REPLACE_EXISTING);
         }
         sql("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
@@ -270,7 +275,7 @@ abstract class SystemFixture {
     }
 
     static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
         }
     }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -94,11 +95,11 @@ class TerminalChatTest extends SystemFixture {
     }
 
     private static void awaitOutput(Path out, String text, int times) throws Exception {
-        long end = System.nanoTime() + java.time.Duration.ofSeconds(60).toNanos();
+        long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         String seen = "";
         while (System.nanoTime() < end) {
             seen = Files.exists(out) ? Files.readString(out) : "";
-            if (seen.split(java.util.regex.Pattern.quote(text), -1).length - 1 >= times) {
+            if (seen.split(Pattern.quote(text), -1).length - 1 >= times) {
                 return;
             }
             Thread.sleep(100);

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -47,7 +48,7 @@ class ThirdPartyPluginTest extends SystemFixture {
         Path broken = Files.write(plugins.resolve("broken.jar"), new byte[]{'n', 'o', 't', ' ', 'a', ' ', 'j', 'a', 'r'});
         Launched brain = brain("brain", Map.of());
         Launched worker = worker("laptop", dir.resolve("laptop"), List.of(brain), "--plugins-dir", plugins.toString());
-        assertTrue(worker.process().waitFor(60, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(worker.process().waitFor(60, TimeUnit.SECONDS));
         assertEquals(2, worker.process().exitValue());
         assertTrue(worker.output().contains("efferent worker: plugin " + broken + " cannot be read"), worker.output());
     }

@@ -1,5 +1,6 @@
 package dev.efferent.brain.console;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -8,10 +9,10 @@ import dev.efferent.channel.spi.Channel;
 import dev.efferent.channel.spi.Conversation;
 import dev.efferent.channel.spi.Inbox;
 import dev.efferent.channel.spi.OutgoingMessage;
-import dev.efferent.queue.Task;
-import dev.efferent.queue.TaskStatus;
 import dev.efferent.conversations.ConversationEntry;
 import dev.efferent.queue.Progress;
+import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskStatus;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterListener;
 import dev.efferent.router.WorkerInfo;
@@ -19,10 +20,11 @@ import io.helidon.websocket.WsSession;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -214,7 +216,7 @@ public final class ConsoleChannel implements Channel, RouterListener {
         }
         ArrayNode ws = state.putArray("workers");
         // The brain's own process too, first: tasks can run "on brain".
-        workers.stream().sorted(java.util.Comparator.comparing(w -> !w.local())).forEach(w -> {
+        workers.stream().sorted(Comparator.comparing(w -> !w.local())).forEach(w -> {
             ObjectNode v = views.worker(w);
             v.remove("tools");
             ws.add(v.put("paired", paired.test(w.id())));
@@ -226,7 +228,7 @@ public final class ConsoleChannel implements Channel, RouterListener {
         String text;
         try {
             text = json.writeValueAsString(message);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (JsonProcessingException e) {
             LOG.log(Level.WARNING, "Could not write a console message: {0}", e.getMessage());
             return;
         }

@@ -13,6 +13,7 @@ import dev.efferent.queue.Task;
 import dev.efferent.router.Router;
 import dev.efferent.router.RouterException;
 import dev.efferent.router.Submission;
+import dev.efferent.router.Waiting;
 import io.helidon.http.HeaderName;
 import io.helidon.http.HeaderNames;
 import io.helidon.http.HeaderValues;
@@ -34,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * {@code /mcp}: the MCP Streamable HTTP transport, stateful only as far as cancellation needs. A request is a POST
@@ -206,7 +208,7 @@ final class McpEndpoint implements HttpService {
         McpSessions.Call running = new McpSessions.Call(task.id());
         session.calls.put(key, running);
         try {
-            Optional<JsonNode> token = Optional.ofNullable(params.path("_meta").get("progressToken"));
+            JsonNode token = params.path("_meta").path("progressToken");
             if (accepts(req, "text/event-stream")) {
                 stream(res, id, running, token);
             } else {
@@ -229,8 +231,11 @@ final class McpEndpoint implements HttpService {
         return queued;
     }
 
-    /** Answers as an event stream: progress while the task runs, then its result (none if the client cancelled). */
-    private void stream(ServerResponse res, JsonNode id, McpSessions.Call running, Optional<JsonNode> token) {
+    /**
+     * Answers as an event stream: progress while the task runs, if the client gave a progress {@code token} (a
+     * missing node if not), then its result (none if the client cancelled).
+     */
+    private void stream(ServerResponse res, JsonNode id, McpSessions.Call running, JsonNode token) {
         res.header(HeaderValues.create(HeaderNames.CONTENT_TYPE, "text/event-stream"));
         res.header(HeaderValues.create(HeaderNames.CACHE_CONTROL, "no-cache"));
         try (OutputStream out = res.outputStream()) {
@@ -238,11 +243,11 @@ final class McpEndpoint implements HttpService {
             Optional<ObjectNode> done;
             try {
                 done = await(running, progress -> {
-                if (token.isPresent()) {
+                if (!token.isMissingNode()) {
                     // Progress must grow with each notification: it counts them; the message says what happened.
                     ObjectNode p = json.createObjectNode().put("jsonrpc", "2.0").put("method", "notifications/progress");
                     ObjectNode params = p.putObject("params");
-                    params.set("progressToken", token.get());
+                    params.set("progressToken", token);
                     params.put("progress", ++sent[0]).put("message", progress.message().isEmpty()
                             ? progress.percent() + "%" : progress.message());
                     event(out, p.toString());
@@ -283,7 +288,7 @@ final class McpEndpoint implements HttpService {
      * the tool is online), that it waits for one. Empty when the client cancelled the call, which then gets no
      * answer.
      */
-    private Optional<ObjectNode> await(McpSessions.Call running, java.util.function.Consumer<Progress> progress,
+    private Optional<ObjectNode> await(McpSessions.Call running, Consumer<Progress> progress,
                                        Runnable quiet) {
         String taskId = running.taskId;
         CompletableFuture<Task> finished = router.completion(taskId);
@@ -297,9 +302,9 @@ final class McpEndpoint implements HttpService {
                 if (running.cancelled) {
                     return Optional.empty();
                 }
-                Optional<dev.efferent.router.Waiting> why = router.waiting(taskId);
-                if (why.isPresent() && (why.get() instanceof dev.efferent.router.Waiting.WorkerOffline
-                        || why.get() instanceof dev.efferent.router.Waiting.NoWorkerOnline)) {
+                Optional<Waiting> why = router.waiting(taskId);
+                if (why.isPresent() && (why.get() instanceof Waiting.WorkerOffline
+                        || why.get() instanceof Waiting.NoWorkerOnline)) {
                     // It may wait for days: the client hears so now, with the task.
                     return Optional.of(queued(Wording.of(why.get()) + " Task " + taskId + " runs when it can; "
                             + "GET /api/v1/tasks/" + taskId + " has its result then.", taskId));

@@ -15,7 +15,6 @@ import dev.efferent.queue.Task;
 import dev.efferent.router.Submission;
 import dev.efferent.router.TaskRequest;
 
-import java.util.List;
 import java.util.Optional;
 
 /**
@@ -95,8 +94,8 @@ final class McpTools {
             worker = machine;
         }
         // Judged for the machine named, else for every machine that has the tool: the strictest answer holds.
-        List<String> candidates = worker.map(List::of).orElseGet(offered::machines);
-        Verdict verdict = gateway.judge(origin, d, args, worker, candidates).verdict();
+        Verdict verdict = (worker.isPresent() ? gateway.judge(origin, d, args, worker.get())
+                : gateway.judge(origin, d, args, offered.machines())).verdict();
         if (verdict.decision() == Decision.DENY) {
             return new Prepared.Refused("Refused by the brain's approval policy: " + verdict.why() + ".");
         }

@@ -9,7 +9,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * Loads Efferent's configuration. Highest precedence first: command-line options, {@code EFFERENT_*}
@@ -74,22 +73,6 @@ public final class ConfigLoader {
     /** {@link #load(Path, Map, Map, Map)} without a file. */
     public static Config load(Map<String, String> overrides, Map<String, String> env, Map<String, String> defaults) {
         return build(List.of(), overrides, env, defaults);
-    }
-
-    /**
-     * {@link #load(Path, Map, Map)} with a file if given: a bridge for the callers not yet moved to the overloads.
-     * The final pass of issue 39 moves them and removes it.
-     */
-    // optional: a bridge for callers in app-brain, agent, conversations, scheduler, pairing and router
-    public static Config load(Optional<Path> file, Map<String, String> env, Map<String, String> defaults) {
-        return load(file, Map.of(), env, defaults);
-    }
-
-    /** {@link #load(Path, Map, Map, Map)} with a file if given: a bridge, like the one above. */
-    // optional: a bridge for callers in app-brain, agent, conversations, scheduler, pairing and router
-    public static Config load(Optional<Path> file, Map<String, String> overrides, Map<String, String> env,
-                              Map<String, String> defaults) {
-        return build(file.stream().toList(), overrides, env, defaults);
     }
 
     /** Configuration from its sources, highest precedence first; {@code files} holds at most one YAML file. */

@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -110,7 +111,7 @@ public abstract class TaskQueueContract {
         String origin = "{\"kind\":\"assistant\",\"turn\":\"t1\",\"note\":\"é ' ; --\"}";
         Task enqueued = queue.enqueue(NewTask.builder("read_file", "{}").session("console:1").origin(origin).build());
         Task added = queue.addAll(List.of(NewTask.builder("read_file", "{}").origin(origin).idempotencyKey("k1").build()),
-                List.of(Optional.empty()), LEASE).getFirst().task();
+                List.of(""), LEASE).getFirst().task();
 
         assertEquals(Optional.of(origin), queue.get(enqueued.id()).orElseThrow().origin());
         assertEquals(Optional.of(origin), added.origin());
@@ -128,7 +129,7 @@ public abstract class TaskQueueContract {
                         NewTask.builder("t", "{\"n\":2}").held().build(),
                         NewTask.builder("t", "{\"n\":3}").runAt(clock.instant().plusNanos(2_789))
                                 .timeout(Duration.ofNanos(1_500_000_700)).maxAttempts(2).priority(9).build()),
-                List.of(Optional.of("w1"), Optional.empty(), Optional.of("w1")), LEASE);
+                List.of("w1", "", "w1"), LEASE);
         List<Task> tasks = new ArrayList<>(added.stream().map(Enqueued::task).toList());
         tasks.add(queue.enqueue(NewTask.builder("t", "{\"n\":4}").build()));
         for (Task task : tasks) {
@@ -507,7 +508,7 @@ public abstract class TaskQueueContract {
         queue.fail(other.id(), "boom", true);
         clock.advance(Duration.ofSeconds(1));
         claim("w2", 1, "t");
-        assertEquals(Optional.empty(), queue.completeAll(java.util.Map.of(other.id(), "{}")).getFirst().error());
+        assertEquals(Optional.empty(), queue.completeAll(Map.of(other.id(), "{}")).getFirst().error());
     }
 
     @Test
@@ -616,7 +617,7 @@ public abstract class TaskQueueContract {
         Task gone = enqueue("t");
         claim("w1", 3, "t");
         queue.cancel(gone.id(), "changed my mind");
-        List<Task> done = queue.completeAll(java.util.Map.of(a.id(), "{\"n\":1}", b.id(), "{\"n\":2}", gone.id(), "{}"));
+        List<Task> done = queue.completeAll(Map.of(a.id(), "{\"n\":1}", b.id(), "{\"n\":2}", gone.id(), "{}"));
         assertEquals(Set.of(a.id(), b.id()), Set.copyOf(ids(done)));
         assertEquals("{\"n\":2}", queue.get(b.id()).orElseThrow().result().orElseThrow());
         assertEquals(TaskStatus.COMPLETED, queue.get(a.id()).orElseThrow().status());
@@ -654,8 +655,7 @@ public abstract class TaskQueueContract {
                 NewTask.builder("t", "{\"n\":5}").runAt(clock.instant().plusSeconds(60)).build(),
                 NewTask.builder("t", "{\"n\":6}").targetWorker("w2").build(),
                 NewTask.builder("t", "{\"n\":7}").targetWorker("w1").build()),
-                List.of(Optional.of("w1"), Optional.empty(), Optional.of("w1"), Optional.of("w1"), Optional.of("w1"),
-                        Optional.of("w1"), Optional.of("w1")), LEASE);
+                List.of("w1", "", "w1", "w1", "w1", "w1", "w1"), LEASE);
         assertEquals(7, added.size());
         List<TaskStatus> claimed = claimsOnAdd() ? List.of(TaskStatus.CLAIMED, TaskStatus.QUEUED, TaskStatus.QUEUED,
                 TaskStatus.AWAITING_APPROVAL, TaskStatus.QUEUED, TaskStatus.QUEUED, TaskStatus.CLAIMED)
@@ -696,7 +696,7 @@ public abstract class TaskQueueContract {
         queue.complete(done.id(), "{\"first\":true}");
         queue.start(running.id(), "w1", LEASE);
         Task queued = enqueue("t");
-        List<Task> stored = queue.completeAll(java.util.Map.of(done.id(), "{\"again\":true}", running.id(), "{}",
+        List<Task> stored = queue.completeAll(Map.of(done.id(), "{\"again\":true}", running.id(), "{}",
                 queued.id(), "{}", "nope", "{}"));
         assertEquals(List.of(running.id()), ids(stored), "only the task in flight is completed");
         assertEquals("{\"first\":true}", queue.get(done.id()).orElseThrow().result().orElseThrow(),
@@ -709,9 +709,9 @@ public abstract class TaskQueueContract {
     void startAllLeavesARunningTaskAsItIs() {
         Task task = enqueue("t");
         claim("w1", 1, "t");
-        Task running = queue.startAll(java.util.Map.of(task.id(), "w1"), LEASE).getFirst();
-        queue.progress(task.id(), "w1", new dev.efferent.queue.Progress(40, "half way", clock.instant()));
-        assertEquals(List.of(), queue.startAll(java.util.Map.of(task.id(), "w1"), Duration.ofMinutes(9)),
+        Task running = queue.startAll(Map.of(task.id(), "w1"), LEASE).getFirst();
+        queue.progress(task.id(), "w1", new Progress(40, "half way", clock.instant()));
+        assertEquals(List.of(), queue.startAll(Map.of(task.id(), "w1"), Duration.ofMinutes(9)),
                 "a repeated acceptance starts nothing");
         Task now = queue.get(task.id()).orElseThrow();
         assertEquals(TaskStatus.RUNNING, now.status());
@@ -728,14 +728,14 @@ public abstract class TaskQueueContract {
         claim("w1", 3, "t");
         claim("w2", 1, "t");
         queue.cancel(gone.id(), "changed my mind");
-        List<Task> started = queue.startAll(java.util.Map.of(a.id(), "w1", b.id(), "w1", gone.id(), "w1",
+        List<Task> started = queue.startAll(Map.of(a.id(), "w1", b.id(), "w1", gone.id(), "w1",
                 other.id(), "w1"), LEASE);
         assertEquals(Set.of(a.id(), b.id()), Set.copyOf(ids(started)));
         assertEquals(TaskStatus.RUNNING, queue.get(a.id()).orElseThrow().status());
         assertEquals(TaskStatus.CANCELLED, queue.get(gone.id()).orElseThrow().status());
         assertEquals(TaskStatus.CLAIMED, queue.get(other.id()).orElseThrow().status(),
                 "claimed by another worker: not started by w1's acceptance");
-        assertEquals(List.of(), queue.startAll(java.util.Map.of(), LEASE));
+        assertEquals(List.of(), queue.startAll(Map.of(), LEASE));
     }
 
     @Test

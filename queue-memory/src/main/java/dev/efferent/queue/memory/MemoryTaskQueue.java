@@ -78,18 +78,18 @@ final class MemoryTaskQueue implements TaskQueue {
     }
 
     @Override
-    public synchronized List<Enqueued> addAll(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    public synchronized List<Enqueued> addAll(List<NewTask> specs, List<String> claimFor, Duration lease) {
         TaskQueue.checkClaimFor(specs, claimFor, lease);
         List<Enqueued> added = new ArrayList<>(specs.size());
         for (int i = 0; i < specs.size(); i++) {
             Enqueued e = add(specs.get(i));
-            Optional<String> owner = claimFor.get(i);
+            String owner = claimFor.get(i);
             Instant now = clock.instant();
-            if (e.created() && owner.isPresent() && TaskQueue.claimableOnAdd(specs.get(i), owner.get(), now)) {
+            if (e.created() && !owner.isEmpty() && TaskQueue.claimableOnAdd(specs.get(i), owner, now)) {
                 Entry entry = tasks.get(e.task().id());
                 Task t = entry.task;
-                e = new Enqueued(update(entry, with(t, TaskStatus.CLAIMED, 1, owner, Optional.of(now.plus(lease)),
-                        t.result(), t.error(), t.runAt(), now), now), true);
+                e = new Enqueued(update(entry, change(t, TaskStatus.CLAIMED, 1).leased(owner, now.plus(lease)).at(now),
+                        now), true);
             }
             added.add(e);
         }
@@ -122,8 +122,8 @@ final class MemoryTaskQueue implements TaskQueue {
             }
             Entry entry = best.pollFirst();
             Task t = entry.task;
-            claimed.add(update(entry, with(t, TaskStatus.CLAIMED, t.attempt() + 1, Optional.of(request.workerId()),
-                    Optional.of(now.plus(request.lease())), t.result(), t.error(), t.runAt(), now), now));
+            claimed.add(update(entry, change(t, TaskStatus.CLAIMED, t.attempt() + 1)
+                    .leased(request.workerId(), now.plus(request.lease())).at(now), now));
         }
         return claimed;
     }
@@ -137,8 +137,7 @@ final class MemoryTaskQueue implements TaskQueue {
         }
         checkOwner(t, workerId, "start");
         Instant now = clock.instant();
-        return update(entry, with(t, TaskStatus.RUNNING, t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
-                t.result(), t.error(), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.RUNNING, t.attempt()).leasedUntil(now.plus(lease)).at(now), now);
     }
 
     @Override
@@ -149,8 +148,7 @@ final class MemoryTaskQueue implements TaskQueue {
             throw new IllegalTransitionException(taskId, t.status(), "approve");
         }
         Instant now = clock.instant();
-        return update(entry, with(t, TaskStatus.QUEUED, t.attempt(), Optional.empty(), Optional.empty(), t.result(),
-                t.error(), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.QUEUED, t.attempt()).unleased().at(now), now);
     }
 
     @Override
@@ -161,8 +159,7 @@ final class MemoryTaskQueue implements TaskQueue {
             throw new IllegalTransitionException(taskId, t.status(), "deny");
         }
         Instant now = clock.instant();
-        return update(entry, with(t, TaskStatus.CANCELLED, t.attempt(), Optional.empty(), Optional.empty(), t.result(),
-                Optional.of(reason), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.CANCELLED, t.attempt()).unleased().error(reason).at(now), now);
     }
 
     @Override
@@ -191,8 +188,7 @@ final class MemoryTaskQueue implements TaskQueue {
         }
         checkOwner(t, workerId, "renew the lease of");
         Instant now = clock.instant();
-        return update(entry, with(t, t.status(), t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
-                t.result(), t.error(), t.runAt(), now), now);
+        return update(entry, change(t, t.status(), t.attempt()).leasedUntil(now.plus(lease)).at(now), now);
     }
 
     @Override
@@ -202,8 +198,7 @@ final class MemoryTaskQueue implements TaskQueue {
         for (Entry entry : List.copyOf(leased)) {
             Task t = entry.task;
             if (t.status() == TaskStatus.RUNNING && t.leaseOwner().orElse("").equals(workerId)) {
-                update(entry, with(t, t.status(), t.attempt(), t.leaseOwner(), Optional.of(now.plus(lease)),
-                        t.result(), t.error(), t.runAt(), now), now);
+                update(entry, change(t, t.status(), t.attempt()).leasedUntil(now.plus(lease)).at(now), now);
                 renewed++;
             }
         }
@@ -219,8 +214,7 @@ final class MemoryTaskQueue implements TaskQueue {
         }
         checkOwner(t, workerId, "release");
         Instant now = clock.instant();
-        return update(entry, with(t, TaskStatus.QUEUED, t.attempt() - 1, Optional.empty(), Optional.empty(),
-                t.result(), t.error(), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.QUEUED, t.attempt() - 1).unleased().at(now), now);
     }
 
     @Override
@@ -231,8 +225,7 @@ final class MemoryTaskQueue implements TaskQueue {
             throw new IllegalTransitionException(taskId, t.status(), "complete");
         }
         Instant now = clock.instant();
-        return update(entry, with(t, TaskStatus.COMPLETED, t.attempt(), t.leaseOwner(), Optional.empty(),
-                Optional.of(result), Optional.empty(), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.COMPLETED, t.attempt()).leaseEnded().completed(result).at(now), now);
     }
 
     @Override
@@ -253,8 +246,7 @@ final class MemoryTaskQueue implements TaskQueue {
             throw new IllegalTransitionException(taskId, t.status(), "cancel");
         }
         Instant now = clock.instant();
-        return update(entry, with(t, TaskStatus.CANCELLED, t.attempt(), t.leaseOwner(), Optional.empty(), t.result(),
-                Optional.of(reason), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.CANCELLED, t.attempt()).leaseEnded().error(reason).at(now), now);
     }
 
     @Override
@@ -317,8 +309,7 @@ final class MemoryTaskQueue implements TaskQueue {
             String error = "lease of worker " + t.leaseOwner().orElse("?") + " expired";
             if (t.status() == TaskStatus.CLAIMED) {
                 // Never accepted: the attempt did not happen.
-                changed.add(update(entry, with(t, TaskStatus.QUEUED, t.attempt() - 1, Optional.empty(),
-                        Optional.empty(), t.result(), Optional.of(error), t.runAt(), now), now));
+                changed.add(update(entry, change(t, TaskStatus.QUEUED, t.attempt() - 1).unleased().error(error).at(now), now));
             } else {
                 changed.add(failAttempt(entry, error, true, now));
             }
@@ -348,11 +339,10 @@ final class MemoryTaskQueue implements TaskQueue {
     private Task failAttempt(Entry entry, String error, boolean retry, Instant now) {
         Task t = entry.task;
         if (retry && t.hasAttemptsLeft()) {
-            return update(entry, with(t, TaskStatus.QUEUED, t.attempt(), Optional.empty(), Optional.empty(),
-                    t.result(), Optional.of(error), now.plus(backoff.after(t.attempt())), now), now);
+            return update(entry, change(t, TaskStatus.QUEUED, t.attempt()).unleased().error(error)
+                    .runAt(now.plus(backoff.after(t.attempt()))).at(now), now);
         }
-        return update(entry, with(t, TaskStatus.FAILED, t.attempt(), t.leaseOwner(), Optional.empty(), t.result(),
-                Optional.of(error), t.runAt(), now), now);
+        return update(entry, change(t, TaskStatus.FAILED, t.attempt()).leaseEnded().error(error).at(now), now);
     }
 
     /** Replaces the entry's task, keeping every index in step with its new status. */
@@ -441,15 +431,84 @@ final class MemoryTaskQueue implements TaskQueue {
         }
     }
 
-    private static Task with(Task t, TaskStatus status, int attempt, Optional<String> leaseOwner,
-                             Optional<Instant> leaseExpiresAt, Optional<String> result, Optional<String> error,
-                             Instant runAt, Instant now) {
-        // Progress belongs to the attempt running now: a lease renewal keeps it, any other change drops it.
-        Optional<Progress> progress = status == TaskStatus.RUNNING && t.status() == TaskStatus.RUNNING
-                && attempt == t.attempt() ? t.progress() : Optional.empty();
-        return new Task(t.id(), t.tool(), t.params(), t.priority(), status, attempt, t.maxAttempts(), runAt,
-                t.timeout(), t.targetWorker(), t.session(), t.origin(), t.idempotencyKey(), leaseOwner, leaseExpiresAt,
-                result, error, t.createdAt(), now, status.isFinished() ? Optional.of(now) : Optional.empty(), progress);
+    private static Change change(Task t, TaskStatus status, int attempt) {
+        return new Change(t, status, attempt);
+    }
+
+    /** {@code t} moved to a status and attempt, and what else that move changes; the rest stays as it was. */
+    private static final class Change {
+        private final Task t;
+        private final TaskStatus status;
+        private final int attempt;
+        private Optional<String> leaseOwner;
+        private Optional<Instant> leaseExpiresAt;
+        private Optional<String> result;
+        private Optional<String> error;
+        private Instant runAt;
+
+        Change(Task t, TaskStatus status, int attempt) {
+            this.t = t;
+            this.status = status;
+            this.attempt = attempt;
+            this.leaseOwner = t.leaseOwner();
+            this.leaseExpiresAt = t.leaseExpiresAt();
+            this.result = t.result();
+            this.error = t.error();
+            this.runAt = t.runAt();
+        }
+
+        /** Leased to {@code owner} until {@code until}. */
+        Change leased(String owner, Instant until) {
+            leaseOwner = Optional.of(owner);
+            leaseExpiresAt = Optional.of(until);
+            return this;
+        }
+
+        /** Its lease, to the same owner, runs until {@code until}. */
+        Change leasedUntil(Instant until) {
+            leaseExpiresAt = Optional.of(until);
+            return this;
+        }
+
+        /** Leased to no one. */
+        Change unleased() {
+            leaseOwner = Optional.empty();
+            leaseExpiresAt = Optional.empty();
+            return this;
+        }
+
+        /** Its lease ends; who held it last is kept. */
+        Change leaseEnded() {
+            leaseExpiresAt = Optional.empty();
+            return this;
+        }
+
+        Change completed(String value) {
+            result = Optional.of(value);
+            error = Optional.empty();
+            return this;
+        }
+
+        Change error(String value) {
+            error = Optional.of(value);
+            return this;
+        }
+
+        Change runAt(Instant at) {
+            runAt = at;
+            return this;
+        }
+
+        /** The task as changed at {@code now}. */
+        Task at(Instant now) {
+            // Progress belongs to the attempt running now: a lease renewal keeps it, any other change drops it.
+            Optional<Progress> progress = status == TaskStatus.RUNNING && t.status() == TaskStatus.RUNNING
+                    && attempt == t.attempt() ? t.progress() : Optional.empty();
+            return new Task(t.id(), t.tool(), t.params(), t.priority(), status, attempt, t.maxAttempts(), runAt,
+                    t.timeout(), t.targetWorker(), t.session(), t.origin(), t.idempotencyKey(), leaseOwner,
+                    leaseExpiresAt, result, error, t.createdAt(), now,
+                    status.isFinished() ? Optional.of(now) : Optional.empty(), progress);
+        }
     }
 
     /** A task and its insertion number, which breaks ties in every index. */
@@ -458,8 +517,9 @@ final class MemoryTaskQueue implements TaskQueue {
                 .thenComparing(e -> e.task.createdAt())
                 .thenComparingLong(e -> e.seq);
 
-        private Task task;
-        private final long seq;
+        // Not private: read by the comparators above, which PMD takes for no use at all.
+        Task task;
+        final long seq;
 
         Entry(Task task, long seq) {
             this.task = task;

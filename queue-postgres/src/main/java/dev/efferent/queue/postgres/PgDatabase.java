@@ -7,11 +7,17 @@ import io.helidon.dbclient.DbClient;
 
 import java.net.ConnectException;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The queue's connection pool. Every failure comes out as a {@link QueueException} saying what the queue could not
@@ -23,7 +29,7 @@ final class PgDatabase implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(PgDatabase.class.getName());
 
     private final DbClient client;
-    private final java.util.concurrent.atomic.AtomicLong deadlockRetries = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong deadlockRetries = new AtomicLong();
     private volatile long unreachableUntilNanos;
     private volatile String outage = "";
 
@@ -32,12 +38,12 @@ final class PgDatabase implements AutoCloseable {
     }
 
     /** Hikari logs a failed first connection with its stack trace; the failure is reported, with advice, instead. */
-    private static final java.util.logging.Logger POOL_LOG = java.util.logging.Logger.getLogger(
+    private static final Logger POOL_LOG = Logger.getLogger(
             "com.zaxxer.hikari.pool.HikariPool");
 
     static PgDatabase connect(PgSettings settings) {
-        java.util.logging.Level level = POOL_LOG.getLevel();
-        POOL_LOG.setLevel(java.util.logging.Level.OFF);
+        Level level = POOL_LOG.getLevel();
+        POOL_LOG.setLevel(Level.OFF);
         try {
             return new PgDatabase(DbClient.create(Config.create(ConfigSources.create(Map.of(
                     "source", "jdbc",
@@ -102,25 +108,25 @@ final class PgDatabase implements AutoCloseable {
      * A connection of its own, outside the pool, for the listener and the notifier (they hold it for as long as it
      * works) and for migrations; the pool's socket timeout, and TCP keep-alive so a dead peer is noticed.
      */
-    static java.sql.Connection dedicated(PgSettings settings, String applicationName) throws SQLException {
+    static Connection dedicated(PgSettings settings, String applicationName) throws SQLException {
         return dedicated(settings, applicationName, settings.queryTimeout());
     }
 
     /** As {@link #dedicated(PgSettings, String)}, with another socket timeout; zero for none. */
-    static java.sql.Connection dedicated(PgSettings settings, String applicationName, java.time.Duration socketTimeout)
+    static Connection dedicated(PgSettings settings, String applicationName, Duration socketTimeout)
             throws SQLException {
-        return java.sql.DriverManager.getConnection(settings.url(), properties(settings, applicationName, socketTimeout));
+        return DriverManager.getConnection(settings.url(), properties(settings, applicationName, socketTimeout));
     }
 
     /**
      * As {@link #dedicated(PgSettings, String)}, with sockets from the named factory (pgjdbc's {@code socketFactory}: it
      * loads the class by name). A {@code socketFactory} named in the database URL wins.
      */
-    static java.sql.Connection dedicated(PgSettings settings, String applicationName, String socketFactory)
+    static Connection dedicated(PgSettings settings, String applicationName, String socketFactory)
             throws SQLException {
-        java.util.Properties props = properties(settings, applicationName, settings.queryTimeout());
+        Properties props = properties(settings, applicationName, settings.queryTimeout());
         props.setProperty("socketFactory", socketFactory);
-        return java.sql.DriverManager.getConnection(settings.url(), props);
+        return DriverManager.getConnection(settings.url(), props);
     }
 
     /** Whether pgjdbc refused a connection because it could not make the named socket factory. */
@@ -129,9 +135,9 @@ final class PgDatabase implements AutoCloseable {
                 && e.getMessage().contains(socketFactory);
     }
 
-    private static java.util.Properties properties(PgSettings settings, String applicationName,
-            java.time.Duration socketTimeout) {
-        java.util.Properties props = new java.util.Properties();
+    private static Properties properties(PgSettings settings, String applicationName,
+            Duration socketTimeout) {
+        Properties props = new Properties();
         props.setProperty("user", settings.user());
         props.setProperty("password", settings.password());
         props.setProperty("connectTimeout", String.valueOf(Math.max(1, settings.connectTimeout().toSeconds())));

@@ -18,14 +18,18 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static dev.efferent.queue.postgres.TaskRows.at;
 
@@ -41,6 +45,8 @@ final class PostgresTaskQueue implements TaskQueue {
     private static final String SEP = "\u001f";
     private static final String LEASED = "('CLAIMED', 'RUNNING')";
     private static final String FINISHED = "('COMPLETED', 'FAILED', 'CANCELLED')";
+    /** How a refusal names the worker that asked, for a change no worker asks for (approve, cancel). */
+    private static final String NO_WORKER = "?";
     /** Joined into a statement in autocommit: its transaction commits without waiting for the disk. */
     private static final String NO_FLUSH = "(SELECT set_config('synchronous_commit', 'off', true)) AS no_flush";
     /** Rows per multi-row INSERT, well under PostgreSQL's 65535 parameters per statement. */
@@ -91,7 +97,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Enqueued add(NewTask spec) {
         if (spec.idempotencyKey().isEmpty()) {
-            return add(List.of(spec), List.of(Optional.empty()), Duration.ZERO).getFirst();
+            return add(List.of(spec), List.of(""), Duration.ZERO).getFirst();
         }
         Instant now = clock.instant();
         // One statement in autocommit, without BEGIN and COMMIT round trips; its notice follows (PgNotifier).
@@ -124,16 +130,16 @@ final class PostgresTaskQueue implements TaskQueue {
 
     @Override
     public List<Enqueued> addAll(List<NewTask> specs) {
-        return add(specs, java.util.Collections.nCopies(specs.size(), Optional.empty()), Duration.ZERO);
+        return add(specs, Collections.nCopies(specs.size(), ""), Duration.ZERO);
     }
 
     @Override
-    public List<Enqueued> addAll(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    public List<Enqueued> addAll(List<NewTask> specs, List<String> claimFor, Duration lease) {
         TaskQueue.checkClaimFor(specs, claimFor, lease);
         return add(specs, claimFor, lease);
     }
 
-    private List<Enqueued> add(List<NewTask> specs, List<Optional<String>> claimFor, Duration lease) {
+    private List<Enqueued> add(List<NewTask> specs, List<String> claimFor, Duration lease) {
         if (specs.isEmpty()) {
             return List.of();
         }
@@ -167,7 +173,7 @@ final class PostgresTaskQueue implements TaskQueue {
 
     /** Positions of {@code specs} in the order of their idempotency keys, those without one last. */
     private static List<Integer> byKey(List<NewTask> specs) {
-        return java.util.stream.IntStream.range(0, specs.size()).boxed()
+        return IntStream.range(0, specs.size()).boxed()
                 .sorted(Comparator.comparing((Integer i) -> specs.get(i).idempotencyKey().orElse(null),
                         Comparator.nullsLast(Comparator.naturalOrder())))
                 .toList();
@@ -178,7 +184,7 @@ final class PostgresTaskQueue implements TaskQueue {
      * {@code claimFor} names a worker for is inserted claimed by it, when it may be (TaskQueue.claimableOnAdd). Tasks
      * without keys cannot conflict: they are built here from what was written, not read back (see {@link #added}).
      */
-    private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<Optional<String>> claimFor, Duration lease)
+    private List<Enqueued> insert(Sql sql, List<NewTask> specs, List<String> claimFor, Duration lease)
             throws SQLException {
         // Instants as PostgreSQL keeps them (microseconds), so the tasks built here are the tasks stored; whether a task
         // is due is decided on the clock's own instant, as the memory queue decides it.
@@ -192,13 +198,16 @@ final class PostgresTaskQueue implements TaskQueue {
         Task[] built = new Task[specs.size()];
         for (int i : order) {
             NewTask spec = specs.get(i);
-            Optional<String> owner = claimFor.get(i).filter(w -> TaskQueue.claimableOnAdd(spec, w, clockNow));
+            Optional<String> owner = Optional.of(claimFor.get(i))
+                    .filter(w -> !w.isEmpty() && TaskQueue.claimableOnAdd(spec, w, clockNow));
+            Instant runAt = TaskRows.micros(spec.runAt().orElse(now));
             // The lease's end only for a task claimed here: the lease is checked only when one is (checkClaimFor).
-            Optional<Instant> leaseEnd = owner.map(o -> TaskRows.micros(now.plus(lease)));
-            Task task = added(ids.get(i), spec, owner, TaskRows.micros(spec.runAt().orElse(now)), leaseEnd, now);
+            Task task = owner.isPresent()
+                    ? claimed(ids.get(i), spec, owner.get(), runAt, TaskRows.micros(now.plus(lease)), now)
+                    : added(ids.get(i), spec, runAt, now);
             built[i] = task;
             values.append(values.isEmpty() ? "" : ", ").append("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
-            params.addAll(java.util.Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
+            params.addAll(Arrays.asList(task.id(), task.tool(), task.params(), task.priority(),
                     task.status().name(), task.attempt(), task.maxAttempts(), at(task.runAt()), task.timeout().toMillis(),
                     task.targetWorker().orElse(null), task.session().orElse(null), task.origin().orElse(null),
                     task.idempotencyKey().orElse(null), task.leaseOwner().orElse(null),
@@ -210,7 +219,7 @@ final class PostgresTaskQueue implements TaskQueue {
                 throw new QueueException("PostgreSQL added " + rows + " of " + specs.size() + " tasks; none was "
                         + "expected to conflict");
             }
-            return java.util.Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
+            return Arrays.stream(built).map(task -> new Enqueued(task, true)).toList();
         }
         Map<String, Task> inserted = sql.list("INSERT INTO " + t + INSERTED + values
                         + " ON CONFLICT (idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING RETURNING *",
@@ -236,13 +245,19 @@ final class PostgresTaskQueue implements TaskQueue {
      * lone {@code Sync}, a round trip of its own, before each execution (its guard against filling the socket's
      * buffers), and the rows would only repeat what was sent.
      */
-    private static Task added(String id, NewTask spec, Optional<String> owner, Instant runAt,
-                              Optional<Instant> leaseEnd, Instant now) {
-        return new Task(id, spec.tool(), spec.params(), spec.priority(),
-                owner.isPresent() ? TaskStatus.CLAIMED : TaskStatus.valueOf(status(spec)), owner.isPresent() ? 1 : 0,
+    private static Task added(String id, NewTask spec, Instant runAt, Instant now) {
+        return new Task(id, spec.tool(), spec.params(), spec.priority(), TaskStatus.valueOf(status(spec)), 0,
                 spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
-                spec.session(), spec.origin(), spec.idempotencyKey(), owner, leaseEnd, Optional.empty(),
-                Optional.empty(), now, now, Optional.empty(), Optional.empty());
+                spec.session(), spec.origin(), spec.idempotencyKey(), Optional.empty(), Optional.empty(),
+                Optional.empty(), Optional.empty(), now, now, Optional.empty(), Optional.empty());
+    }
+
+    /** {@link #added}, for a task inserted claimed by {@code owner}, its lease ending at {@code leaseEnd}. */
+    private static Task claimed(String id, NewTask spec, String owner, Instant runAt, Instant leaseEnd, Instant now) {
+        return new Task(id, spec.tool(), spec.params(), spec.priority(), TaskStatus.CLAIMED, 1,
+                spec.maxAttempts(), runAt, Duration.ofMillis(spec.timeout().toMillis()), spec.targetWorker(),
+                spec.session(), spec.origin(), spec.idempotencyKey(), Optional.of(owner), Optional.of(leaseEnd),
+                Optional.empty(), Optional.empty(), now, now, Optional.empty(), Optional.empty());
     }
 
     @Override
@@ -303,7 +318,7 @@ final class PostgresTaskQueue implements TaskQueue {
                         + "AND lease_owner = ? RETURNING " + t + ".*", TaskRows::task, at(now.plus(lease)), at(now), taskId,
                 workerId));
         if (row.isEmpty()) {
-            throw db.run("start a task", sql -> refusal(sql, taskId, "start", Optional.of(workerId),
+            throw db.run("start a task", sql -> refusal(sql, taskId, "start", workerId,
                     Set.of(TaskStatus.CLAIMED)));
         }
         return row.get();
@@ -347,7 +362,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task approve(String taskId) {
         Instant now = clock.instant();
-        return change(taskId, "approve", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
+        return change(taskId, "approve", Set.of(TaskStatus.AWAITING_APPROVAL), NO_WORKER,
                 sql -> sql.one("UPDATE " + t + " SET status = 'QUEUED', updated_at = ? WHERE id = ? "
                         + "AND status = 'AWAITING_APPROVAL' RETURNING *", TaskRows::task, at(now), taskId), "work");
     }
@@ -355,7 +370,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task deny(String taskId, String reason) {
         Instant now = clock.instant();
-        return change(taskId, "deny", Set.of(TaskStatus.AWAITING_APPROVAL), Optional.empty(),
+        return change(taskId, "deny", Set.of(TaskStatus.AWAITING_APPROVAL), NO_WORKER,
                 sql -> sql.one("UPDATE " + t + " SET status = 'CANCELLED', error = ?, finished_at = ?, updated_at = ? "
                         + "WHERE id = ? AND status = 'AWAITING_APPROVAL' RETURNING *", TaskRows::task, reason, at(now),
                         at(now), taskId),
@@ -374,7 +389,7 @@ final class PostgresTaskQueue implements TaskQueue {
     public Task renewLease(String taskId, String workerId, Duration lease) {
         Instant now = clock.instant();
         return change(taskId, "renew the lease of", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING),
-                Optional.of(workerId), sql -> sql.one("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
+                workerId, sql -> sql.one("UPDATE " + t + " SET lease_expires_at = ?, updated_at = ? "
                                 + "WHERE id = ? AND status IN " + LEASED + " AND lease_owner = ? RETURNING *",
                         TaskRows::task, at(now.plus(lease)), at(now), taskId, workerId), null);
     }
@@ -390,7 +405,7 @@ final class PostgresTaskQueue implements TaskQueue {
     @Override
     public Task release(String taskId, String workerId) {
         Instant now = clock.instant();
-        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), Optional.of(workerId), sql -> sql.one(
+        return change(taskId, "release", Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING), workerId, sql -> sql.one(
                 "UPDATE " + t + " SET status = 'QUEUED', attempt = attempt - 1, lease_owner = NULL, "
                         + "lease_expires_at = NULL, updated_at = ? WHERE id = ? AND status IN ('CLAIMED', 'RUNNING') "
                         + "AND lease_owner = ? RETURNING *", TaskRows::task, at(now), taskId, workerId), "work");
@@ -404,7 +419,7 @@ final class PostgresTaskQueue implements TaskQueue {
                         + "WHERE id = ? AND status IN " + LEASED + " RETURNING *", TaskRows::task, result, at(now), at(now),
                 taskId));
         if (row.isEmpty()) {
-            throw db.run("complete a task", sql -> refusal(sql, taskId, "complete", Optional.empty(),
+            throw db.run("complete a task", sql -> refusal(sql, taskId, "complete", NO_WORKER,
                     Set.of(TaskStatus.CLAIMED, TaskStatus.RUNNING)));
         }
         notifier.finished(List.of(taskId));
@@ -419,12 +434,12 @@ final class PostgresTaskQueue implements TaskQueue {
     /** {@code work} on at most {@value #MAX_ROWS} entries at a time (PostgreSQL takes 65535 parameters a statement). */
     private static List<Task> inChunks(Map<String, String> all, Function<Map<String, String>, List<Task>> work) {
         List<Task> done = new ArrayList<>();
-        Map<String, String> chunk = new java.util.LinkedHashMap<>();
+        Map<String, String> chunk = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : all.entrySet()) {
             chunk.put(e.getKey(), e.getValue());
             if (chunk.size() == MAX_ROWS) {
                 done.addAll(work.apply(chunk));
-                chunk = new java.util.LinkedHashMap<>();
+                chunk = new LinkedHashMap<>();
             }
         }
         if (!chunk.isEmpty()) {
@@ -478,7 +493,7 @@ final class PostgresTaskQueue implements TaskQueue {
                             + "finished_at = ?, updated_at = ? WHERE id = ? AND status IN ('AWAITING_APPROVAL', 'QUEUED', "
                             + "'CLAIMED', 'RUNNING') RETURNING *", TaskRows::task, reason, at(now), at(now), taskId);
             if (row.isEmpty()) {
-                throw refusal(sql, taskId, "cancel", Optional.empty(), EnumSet.of(TaskStatus.AWAITING_APPROVAL,
+                throw refusal(sql, taskId, "cancel", NO_WORKER, EnumSet.of(TaskStatus.AWAITING_APPROVAL,
                         TaskStatus.QUEUED, TaskStatus.CLAIMED, TaskStatus.RUNNING));
             }
             notify(sql, "cancel:" + taskId);
@@ -607,9 +622,12 @@ final class PostgresTaskQueue implements TaskQueue {
         return task;
     }
 
-    /** Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner). */
-    private Task change(String taskId, String action, Set<TaskStatus> allowed, Optional<String> owner,
-                        PgDatabase.Work<Optional<Task>> update, String notice) {
+    /**
+     * Runs a guarded single-row UPDATE; when it matches nothing, explains why (unknown, wrong status, owner).
+     * {@code owner} is the worker that asked, {@link #NO_WORKER} when none did.
+     */
+    private Task change(String taskId, String action, Set<TaskStatus> allowed, String owner,
+                        Update update, String notice) {
         return db.inTransaction(action + " a task", sql -> {
             Optional<Task> row = update.on(sql);
             if (row.isEmpty()) {
@@ -622,7 +640,12 @@ final class PostgresTaskQueue implements TaskQueue {
         });
     }
 
-    private QueueException refusal(Sql sql, String taskId, String action, Optional<String> owner,
+    /** A guarded single-row UPDATE: the row it changed, none if it matched none. */
+    private interface Update {
+        Optional<Task> on(Sql sql) throws SQLException;
+    }
+
+    private QueueException refusal(Sql sql, String taskId, String action, String owner,
                                    Set<TaskStatus> allowed) throws SQLException {
         Optional<Task> task = sql.one("SELECT * FROM " + t + " WHERE id = ?", TaskRows::task, taskId);
         if (task.isEmpty()) {
@@ -633,7 +656,7 @@ final class PostgresTaskQueue implements TaskQueue {
             return new IllegalTransitionException(taskId, current.status(), action);
         }
         return new QueueException("cannot " + action + " task " + taskId + ": it is held by worker "
-                + current.leaseOwner().orElse("(none)") + ", not " + owner.orElse("?"));
+                + current.leaseOwner().orElse("(none)") + ", not " + owner);
     }
 
     private void notify(Sql sql, String payload) throws SQLException {

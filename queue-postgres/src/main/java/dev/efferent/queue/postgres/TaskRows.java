@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 
 /** Rows of {@code tasks} as {@link Task}s, and instants as SQL parameters. */
@@ -59,7 +60,7 @@ final class TaskRows {
 
     /** {@code instant} to the nearest microsecond: the precision PostgreSQL keeps, so a value sent is the value stored. */
     static Instant micros(Instant instant) {
-        return instant.plusNanos(500).truncatedTo(java.time.temporal.ChronoUnit.MICROS);
+        return instant.plusNanos(500).truncatedTo(ChronoUnit.MICROS);
     }
 
     /** An instant as a {@code timestamptz} parameter. */

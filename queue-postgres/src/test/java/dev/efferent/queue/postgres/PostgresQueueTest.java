@@ -1,31 +1,53 @@
 package dev.efferent.queue.postgres;
 
 import dev.efferent.queue.ClaimRequest;
+import dev.efferent.queue.Enqueued;
+import dev.efferent.queue.IllegalTransitionException;
 import dev.efferent.queue.NewTask;
+import dev.efferent.queue.Progress;
 import dev.efferent.queue.QueueEvents;
 import dev.efferent.queue.QueueException;
 import dev.efferent.queue.Task;
+import dev.efferent.queue.TaskNotFoundException;
 import dev.efferent.queue.TaskQueue;
 import dev.efferent.queue.TaskStatus;
+import dev.efferent.queue.postgres.socket.ListenerSocketFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
+import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -78,7 +100,7 @@ class PostgresQueueTest {
         Task task = first.enqueue(NewTask.builder("run_shell", "{}").build());
         first.claim(new ClaimRequest("w1", Set.of("run_shell"), 1, Duration.ofMinutes(1)));
         first.start(task.id(), "w1", Duration.ofMinutes(1));
-        first.progress(task.id(), "w1", new dev.efferent.queue.Progress(30, "step 3", java.time.Instant.now()));
+        first.progress(task.id(), "w1", new Progress(30, "step 3", Instant.now()));
         first.close();
         TaskQueue second = open(Map.of());
         assertEquals("step 3", second.get(task.id()).orElseThrow().progress().orElseThrow().message());
@@ -140,8 +162,8 @@ class PostgresQueueTest {
         try (Connection other = TestDatabase.connect(); Statement s = other.createStatement()) {
             other.setAutoCommit(false);
             s.execute("SELECT pg_advisory_xact_lock(" + PgSchema.LOCK_KEY + ")");
-            java.util.concurrent.CompletableFuture<TaskQueue> starting =
-                    java.util.concurrent.CompletableFuture.supplyAsync(() -> open(Map.of()));
+            CompletableFuture<TaskQueue> starting =
+                    CompletableFuture.supplyAsync(() -> open(Map.of()));
             Thread.sleep(500);
             assertTrue(!starting.isDone(), "the start waits while another brain migrates");
             other.commit();
@@ -208,13 +230,13 @@ class PostgresQueueTest {
             try (Statement s = spy.createStatement()) {
                 s.execute("LISTEN efferent_" + database.schema);
             }
-            org.postgresql.PGConnection pg = spy.unwrap(org.postgresql.PGConnection.class);
+            PGConnection pg = spy.unwrap(PGConnection.class);
             Task task = a.enqueue(NewTask.builder("t", "{}").build());
             a.claim(new ClaimRequest("w1", Set.of("t"), 1, Duration.ofSeconds(30)));
             a.complete(task.id(), "{}");
-            org.postgresql.PGNotification[] sent = pg.getNotifications(1_500);
+            PGNotification[] sent = pg.getNotifications(1_500);
             assertTrue(sent == null || sent.length == 0, "no other brain listens, yet notices were sent: "
-                    + (sent == null ? "" : java.util.Arrays.stream(sent).map(org.postgresql.PGNotification::getParameter)
+                    + (sent == null ? "" : Arrays.stream(sent).map(PGNotification::getParameter)
                     .toList()));
             // The other brain's URL names its connections itself: it is still found as a listener.
             TaskQueue b = open(Map.of("url", TestDatabase.URL + (TestDatabase.URL.contains("?") ? "&" : "?")
@@ -308,13 +330,13 @@ class PostgresQueueTest {
     @Test
     void aListenerWhoseSocketsPgjdbcCannotMakeSaysSoOnceAndListensOnItsUsualOnes() throws Exception {
         PgSettings settings = PgSettings.from(database.settings(Map.of()));
-        java.util.logging.Logger log = java.util.logging.Logger.getLogger(PgListener.class.getName());
-        List<String> warnings = new java.util.concurrent.CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
+        Logger log = Logger.getLogger(PgListener.class.getName());
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
             @Override
-            public void publish(java.util.logging.LogRecord r) {
-                if (r.getLevel().intValue() >= java.util.logging.Level.WARNING.intValue()) {
-                    warnings.add(new java.util.logging.SimpleFormatter().formatMessage(r));
+            public void publish(LogRecord r) {
+                if (r.getLevel().intValue() >= Level.WARNING.intValue()) {
+                    warnings.add(new SimpleFormatter().formatMessage(r));
                 }
             }
 
@@ -330,7 +352,7 @@ class PostgresQueueTest {
         try {
             // The listener's own sockets: no warning. Then a factory pgjdbc cannot load (as in a class loader that
             // cannot see it): one warning, notices heard all the same, before and after the connection is lost.
-            for (String factory : List.of(dev.efferent.queue.postgres.socket.ListenerSocketFactory.class.getName(),
+            for (String factory : List.of(ListenerSocketFactory.class.getName(),
                     "dev.efferent.no.SuchSocketFactory")) {
                 warnings.clear();
                 PgListener listener = new PgListener(settings, "me", factory);
@@ -363,7 +385,7 @@ class PostgresQueueTest {
 
     private static void notify(PgSettings settings, String payload) throws Exception {
         try (Connection c = TestDatabase.connect();
-                java.sql.PreparedStatement notify = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                PreparedStatement notify = c.prepareStatement("SELECT pg_notify(?, ?)")) {
             notify.setString(1, settings.channel());
             notify.setString(2, payload);
             notify.executeQuery().close();
@@ -379,7 +401,7 @@ class PostgresQueueTest {
         // way when it looks arrive at its next read, none lost, in the order they were sent.
         PgSettings settings = PgSettings.from(database.settings(Map.of()));
         try (Connection c = TestDatabase.connect();
-                java.sql.PreparedStatement notify = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                PreparedStatement notify = c.prepareStatement("SELECT pg_notify(?, ?)")) {
             for (int i = 0; i < 300; i++) {
                 notify.setString(1, settings.channel());
                 notify.setString(2, "another-brain" + PgNotifier.ORIGIN + "done:t" + i);
@@ -402,12 +424,12 @@ class PostgresQueueTest {
                 finished.add(taskId);
             }
         });
-        List<NewTask> specs = java.util.Collections.nCopies(600, NewTask.builder("t", "{}").build());
+        List<NewTask> specs = Collections.nCopies(600, NewTask.builder("t", "{}").build());
         List<String> ids = a.enqueueAll(specs).stream().map(Task::id).toList();
-        Map<String, String> results = new java.util.LinkedHashMap<>();
+        Map<String, String> results = new LinkedHashMap<>();
         a.claim(new ClaimRequest("w1", Set.of("t"), 600, Duration.ofSeconds(30))).forEach(t -> results.put(t.id(), "{}"));
         assertEquals(600, a.completeAll(results).size());
-        Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         while (seen.size() < 600) {
             String id = finished.poll(10, TimeUnit.SECONDS);
             assertTrue(id != null, "announced: " + seen.size() + " of 600");
@@ -430,7 +452,7 @@ class PostgresQueueTest {
             specs.add(NewTask.builder("t", "{\"n\":" + i + "}").idempotencyKey(String.format("k-%04d", i)).build());
         }
         specs.add(NewTask.builder("t", "{\"again\":true}").idempotencyKey("k-1234").build());
-        List<dev.efferent.queue.Enqueued> added = queue.addAll(specs);
+        List<Enqueued> added = queue.addAll(specs);
         assertEquals(2501, added.size());
         for (int k = 0; k < 2500; k++) {
             int n = 2499 - k;
@@ -449,13 +471,13 @@ class PostgresQueueTest {
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             for (int round = 0; round < 20; round++) {
-                List<Task> tasks = queue.enqueueAll(java.util.stream.IntStream.range(0, 64)
+                List<Task> tasks = queue.enqueueAll(IntStream.range(0, 64)
                         .mapToObj(i -> NewTask.builder("t", "{}").build()).toList());
                 queue.claim(new ClaimRequest("w1", Set.of("t"), 64, Duration.ofMinutes(1)));
                 // Given in opposite orders: without one locking order the two statements would deadlock.
-                Map<String, String> starts = new java.util.LinkedHashMap<>();
+                Map<String, String> starts = new LinkedHashMap<>();
                 tasks.forEach(t -> starts.put(t.id(), "w1"));
-                Map<String, String> results = new java.util.LinkedHashMap<>();
+                Map<String, String> results = new LinkedHashMap<>();
                 tasks.reversed().forEach(t -> results.put(t.id(), "{}"));
                 Future<List<Task>> started = pool.submit(() -> queue.startAll(starts, Duration.ofMinutes(1)));
                 Future<List<Task>> completed = pool.submit(() -> queue.completeAll(results));
@@ -532,11 +554,11 @@ class PostgresQueueTest {
     void theClaimsPlanIsKept() throws Exception {
         open(Map.of()).close();
         try (Connection c = TestDatabase.connect()) {
-            try (java.sql.PreparedStatement claim = c.prepareStatement(
+            try (PreparedStatement claim = c.prepareStatement(
                     PostgresTaskQueue.claimStatement(database.schema + ".tasks", 4))) {
                 // pgjdbc prepares it on the server at its fifth use; PostgreSQL then tries five plans of its own.
                 for (int i = 0; i < 15; i++) {
-                    java.time.OffsetDateTime now = java.time.OffsetDateTime.now();
+                    OffsetDateTime now = OffsetDateTime.now();
                     claim.setString(1, "tool1\u001ftool2");
                     claim.setString(2, "\u001f");
                     claim.setObject(3, now);
@@ -592,10 +614,10 @@ class PostgresQueueTest {
     void aRefusedChangeInATransactionLeavesItsConnectionCommittingTheNextCalls() throws Exception {
         // One connection in the pool: the calls after the refusals run on the connection they were refused on.
         TaskQueue queue = open(Map.of("pool-size", "1"));
-        assertThrows(dev.efferent.queue.TaskNotFoundException.class, () -> queue.fail("no-such-task", "x", false));
+        assertThrows(TaskNotFoundException.class, () -> queue.fail("no-such-task", "x", false));
         Task done = queue.enqueue(NewTask.builder("t", "{}").build());
         queue.cancel(done.id(), "stop");
-        assertThrows(dev.efferent.queue.IllegalTransitionException.class, () -> queue.cancel(done.id(), "again"));
+        assertThrows(IllegalTransitionException.class, () -> queue.cancel(done.id(), "again"));
         Task added = queue.enqueue(NewTask.builder("t", "{}").build());
         try (Connection c = TestDatabase.connect(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT status FROM " + database.schema + ".tasks WHERE id = '"

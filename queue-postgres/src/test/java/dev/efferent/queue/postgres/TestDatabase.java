@@ -6,6 +6,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -24,7 +25,7 @@ final class TestDatabase implements AutoCloseable {
     final String schema = "efferent_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
     Settings settings(Map<String, String> extra) {
-        Map<String, String> values = new java.util.HashMap<>(Map.of("url", URL, "user", USER, "password", PASSWORD,
+        Map<String, String> values = new HashMap<>(Map.of("url", URL, "user", USER, "password", PASSWORD,
                 "schema", schema));
         values.putAll(extra);
         return key -> Optional.ofNullable(values.get(key));

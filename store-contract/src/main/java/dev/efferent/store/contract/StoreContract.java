@@ -10,6 +10,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
@@ -134,7 +135,7 @@ public abstract class StoreContract {
     void entriesAreListedByKeyInBoundedPages() {
         Space<String> records = text();
         for (String key : List.of("d", "b", "a", "c", "e")) {
-            records.put(key, key.toUpperCase(java.util.Locale.ROOT));
+            records.put(key, key.toUpperCase(Locale.ROOT));
         }
         assertEquals(List.of("a", "b"), List.copyOf(records.entries(2).keySet()));
         assertEquals(List.of("c", "d"), List.copyOf(records.entries("b", 2).keySet()), "the page after b");

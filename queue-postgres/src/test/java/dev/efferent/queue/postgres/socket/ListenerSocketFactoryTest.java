@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -116,7 +117,7 @@ class ListenerSocketFactoryTest {
         List<Connect> ways = List.of(() -> {
                     // As pgjdbc makes its sockets: unconnected, then connected.
                     Socket s = factory.createSocket();
-                    s.connect(new java.net.InetSocketAddress(loopback, port), 10_000);
+                    s.connect(new InetSocketAddress(loopback, port), 10_000);
                     return s;
                 }, () -> factory.createSocket(loopback.getHostAddress(), port),
                 () -> factory.createSocket(loopback, port), () -> factory.createSocket(loopback.getHostAddress(), port, loopback, 0),
