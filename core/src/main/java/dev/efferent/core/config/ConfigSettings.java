@@ -15,6 +15,12 @@ public final class ConfigSettings implements Settings {
     private final Config node;
     private final List<Config> fallbacks;
 
+    /** Settings read from {@code node}; keys are relative to it. */
+    public ConfigSettings(Config node) {
+        this.node = node;
+        this.fallbacks = List.of();
+    }
+
     /**
      * Settings read from {@code node}, and each key the node lacks from the first of {@code fallbacks} that has it
      * (e.g. {@code db.*} for a queue's keys); keys are relative to each node.
