@@ -25,12 +25,17 @@ class AutomationsTest extends ConversationFixture {
         int before = channel.sent.size();
         say(command);
         long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < end && channel.sent.subList(before, channel.sent.size()).stream()
-                .noneMatch(s -> s.contains(checkpoint))) {
+        // Copied before it is read: a view of a list that grows meanwhile (the conversation goes on) would throw.
+        while (System.nanoTime() < end && sentSince(before).stream().noneMatch(s -> s.contains(checkpoint))) {
             Thread.sleep(20);
         }
-        assertTrue(channel.sent.subList(before, channel.sent.size()).stream().anyMatch(s -> s.contains(checkpoint)),
+        assertTrue(sentSince(before).stream().anyMatch(s -> s.contains(checkpoint)),
                 "'" + checkpoint + "' after " + command + ": " + channel.sent);
+    }
+
+    private List<String> sentSince(int before) {
+        List<String> sent = List.copyOf(channel.sent);
+        return sent.subList(before, sent.size());
     }
 
     /** The task a question names: {@code … (task k3x9m2qa7bfd).} */
