@@ -1,5 +1,7 @@
 package dev.efferent.router;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.DurationText;
 import dev.efferent.core.tools.ParamsSchema;
 import dev.efferent.protocol.TaskCancel;
@@ -153,7 +155,7 @@ final class Dispatch {
         Inflight f = new Inflight(task, s, tool != null && (tool.readOnly() || tool.idempotent()), now);
         TaskDispatch message;
         try {
-            message = new TaskDispatch(task.id(), task.tool(), Router.parseParams(task.params()), task.priority(),
+            message = new TaskDispatch(task.id(), task.tool(), parseParams(task.params()), task.priority(),
                     task.timeout().toMillis(), task.attempt(), task.session().orElse(""));
         } catch (IllegalStateException e) {
             LOG.log(Level.ERROR, "Task " + task.id() + " cannot be dispatched", e);
@@ -258,6 +260,14 @@ final class Dispatch {
                 f.deadline.cancel(false);
             }
             f.session.link.send(new TaskCancel(taskId, reason));
+        }
+    }
+
+    private static ObjectNode parseParams(String json) {
+        try {
+            return (ObjectNode) Router.JSON.readTree(json);
+        } catch (JsonProcessingException | ClassCastException e) {
+            throw new IllegalStateException("stored params are not a JSON object: " + e.getMessage(), e);
         }
     }
 }

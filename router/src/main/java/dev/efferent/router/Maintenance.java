@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.Future;
+import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
 
 /**
@@ -59,6 +60,14 @@ final class Maintenance {
         this.workers = workers;
         // Without hands the only lease owner is the in-process worker of an earlier brain process: nothing to wait for.
         this.expireLeasesFrom = settings.handsEnabled() ? clock.instant().plus(settings.lease()) : clock.instant();
+    }
+
+    /** Sets the timers: heartbeats, links and the poll, each at its pace ({@code every} posts the work each time). */
+    void start(BiConsumer<Duration, Runnable> every) {
+        every.accept(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
+                this::checkHeartbeats);
+        every.accept(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)), this::probeLinks);
+        every.accept(settings.pollInterval(), this::maintain);
     }
 
     /** Every few heartbeat intervals' fraction: declares silent workers offline. */

@@ -1,8 +1,6 @@
 package dev.efferent.router;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.efferent.core.tools.LocalToolExecutor;
 import dev.efferent.protocol.Message;
 import dev.efferent.protocol.ProtocolCodec;
@@ -126,12 +124,7 @@ public final class Router implements AutoCloseable {
             router.registration.rememberWorkers();
             local.accept(router);
             router.queue.subscribe(router.dispatch.queueEvents(router.loop::post));
-            RouterSettings settings = router.settings;
-            router.loop.every(Duration.ofMillis(Math.max(50, settings.heartbeatInterval().toMillis() / 4)),
-                    router.maintenance::checkHeartbeats);
-            router.loop.every(Duration.ofMillis(Math.max(50, settings.linkTimeout().toMillis() / 3)),
-                    router.maintenance::probeLinks);
-            router.loop.every(settings.pollInterval(), router.maintenance::maintain);
+            router.maintenance.start(router.loop::every);
             // What was remembered is readable at once, not after the first event.
             router.call(() -> null);
         } catch (RuntimeException e) {
@@ -163,8 +156,7 @@ public final class Router implements AutoCloseable {
     }
 
     private WorkerConnection admitted(Connection connection) {
-        connection.registrationTimer = loop.schedule(() -> registration.registrationDue(connection),
-                WorkerRegistration.REGISTER_TIMEOUT);
+        registration.expectRegister(connection);
         return connection;
     }
 
@@ -286,18 +278,7 @@ public final class Router implements AutoCloseable {
      * @return whether it was online here
      */
     public boolean disconnect(String id, String reason) {
-        return call(() -> {
-            WorkerSession s = state.sessions.get(id);
-            if (s == null || !s.online || s.local) {
-                return false;
-            }
-            LOG.log(Level.INFO, "Disconnecting worker {0} ({1}): {2}", s.name, s.id, reason);
-            // Offline here and now, whether or not the peer ever reads the close: nothing more is sent to it, and
-            // what it sends from now on is refused as from an unregistered connection.
-            registration.lose(s, reason);
-            s.link.close(1008, reason);
-            return true;
-        });
+        return call(() -> registration.disconnect(id, reason));
     }
 
     /**
@@ -413,13 +394,5 @@ public final class Router implements AutoCloseable {
         InProcessWorker link = new InProcessWorker();
         new LocalWorker(settings, state, loop::post).start(executor, link,
                 new Connection(this, link, true, codec, clock));
-    }
-
-    static ObjectNode parseParams(String json) {
-        try {
-            return (ObjectNode) JSON.readTree(json);
-        } catch (JsonProcessingException | ClassCastException e) {
-            throw new IllegalStateException("stored params are not a JSON object: " + e.getMessage(), e);
-        }
     }
 }

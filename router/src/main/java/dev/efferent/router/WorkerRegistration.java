@@ -86,6 +86,25 @@ final class WorkerRegistration {
         }
     }
 
+    /** A new connection: closed unless it registers within {@link #REGISTER_TIMEOUT}. */
+    void expectRegister(Connection connection) {
+        connection.registrationTimer = scheduler.apply(() -> registrationDue(connection), REGISTER_TIMEOUT);
+    }
+
+    /** Closes worker {@code id}'s connection (1008): its credential was taken back. Whether it was online here. */
+    boolean disconnect(String id, String reason) {
+        WorkerSession s = state.sessions.get(id);
+        if (s == null || !s.online || s.local) {
+            return false;
+        }
+        LOG.log(Level.INFO, "Disconnecting worker {0} ({1}): {2}", s.name, s.id, reason);
+        // Offline here and now, whether or not the peer ever reads the close: nothing more is sent to it, and
+        // what it sends from now on is refused as from an unregistered connection.
+        lose(s, reason);
+        s.link.close(1008, reason);
+        return true;
+    }
+
     void heartbeat(WorkerSession s, WorkerHeartbeat h) {
         s.loadAverage = h.loadAverage();
         renewLeases(s);
